@@ -1,0 +1,78 @@
+"""Application factory: settings -> pool -> blueprints, errors, CLI. Nothing here does I/O: the
+pool opens on first use (after gunicorn forks) and Redis connects on first command."""
+
+from __future__ import annotations
+
+import redis
+import swagger_ui_bundle
+from flask import Flask, send_from_directory
+
+from connectivity import API_PREFIX
+from connectivity.api import init_api
+from connectivity.ari.routes import blp as ari_blp
+from connectivity.auth.access import guard_request, policy_of
+from connectivity.availability.routes import blp as availability_blp
+from connectivity.bookings.routes import blp as bookings_blp
+from connectivity.db import Database
+from connectivity.guards import build_guards
+from connectivity.handshake.routes import blp as handshake_blp
+from connectivity.health import blp as health_blp
+from connectivity.logs import configure_logging
+from connectivity.mapping.routes import blp as mapping_blp
+from connectivity.operator import register_cli
+from connectivity.reservations.routes import blp as reservations_blp
+from connectivity.routing import register_converters
+from connectivity.settings import Settings
+from connectivity.wire import assign_request_id, enforce_body_cap, finish_response, parse_json_body
+
+API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, ari_blp,
+                  reservations_blp)
+# Under the API prefix but public: the description and its docs page.
+PUBLIC_ENDPOINT_PREFIXES = ("api-docs.", "docs_assets")
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    settings = settings or Settings.from_env()
+    configure_logging(settings.log_level)
+
+    app = Flask("connectivity", static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    app.json.sort_keys = False
+    db = Database(settings.database_url, max_size=settings.db_pool_size,
+                  timeout=settings.db_pool_timeout_seconds)
+    redis_client = redis.Redis.from_url(settings.redis_url, socket_timeout=2,
+                                        socket_connect_timeout=2)
+    app.extensions.update({
+        "connectivity.settings": settings,
+        "connectivity.db": db,
+        "connectivity.redis": redis_client,
+        "connectivity.guards": build_guards(settings, db, redis_client),
+    })
+
+    api = init_api(app)
+    app.extensions["connectivity.api"] = api
+    register_converters(app, api)
+    for hook in (assign_request_id, enforce_body_cap, guard_request, parse_json_body):
+        app.before_request(hook)
+    app.after_request(finish_response)
+    for blueprint in API_BLUEPRINTS:
+        api.register_blueprint(blueprint)
+    app.register_blueprint(health_blp)
+
+    @app.get(f"{API_PREFIX}/docs/assets/<path:filename>", endpoint="docs_assets")
+    def docs_assets(filename):
+        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
+
+    register_cli(app)
+    _refuse_unguarded_routes(app)
+    return app
+
+
+def _refuse_unguarded_routes(app: Flask) -> None:
+    """Fail closed: an API route that forgot `@requires` would be open to anyone."""
+    with app.test_request_context():
+        for rule in app.url_map.iter_rules():
+            if (rule.rule.startswith(API_PREFIX)
+                    and not rule.endpoint.startswith(PUBLIC_ENDPOINT_PREFIXES)
+                    and policy_of(rule.endpoint) is None):
+                raise RuntimeError(f"route {rule.rule} declares no access policy (@requires)")

@@ -1,0 +1,128 @@
+"""flask-smorest wiring: the OpenAPI description generated from the schemas that validate, its
+docs page, and every failure (ours, Werkzeug's, webargs', unexpected ones) answered in the one
+envelope with a catalogue code."""
+
+from __future__ import annotations
+
+import psycopg
+import structlog
+from flask import Flask
+from flask_smorest import Api
+from psycopg_pool import PoolTimeout
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from werkzeug.exceptions import HTTPException
+
+from . import API_PREFIX
+from .envelope import ErrorEnvelopeSchema, error_response
+from .errors import ApiError, flatten_messages
+
+log = structlog.get_logger("connectivity.errors")
+
+# Werkzeug/webargs statuses -> the contract's code and a message a partner can act on.
+HTTP_CODES = {
+    400: ("malformed_json", "the body is not well-formed JSON"),
+    404: ("not_found", "no such resource"),
+    405: ("method_not_allowed", "this method is not allowed on this path"),
+    413: ("payload_too_large", "the body is larger than the service accepts"),
+    415: ("unsupported_media_type", "request bodies must be sent as application/json"),
+    422: ("validation_failed", "the request is invalid"),
+    501: ("not_implemented", "not implemented yet"),
+}
+
+DESCRIPTION = """\
+The REST API through which channel managers and resellers connect to the hotel-distribution
+system: a pull side (mappings, availability, rates, quotes and bookings) and a push side (rates,
+inventory, restrictions and already-confirmed reservations).
+
+**Authentication.** Unsigned keys send `Authorization: Bearer <key_id>.<secret>`. Keys with
+`requires_signature` send `X-Api-Key-Id`, `X-Timestamp` (unix seconds, within 300 s of the server
+clock), `X-Nonce` (8-64 chars of `[A-Za-z0-9_-]`, never reused within 600 s) and `X-Signature`:
+lowercase hex HMAC-SHA256 keyed with the secret over
+`METHOD\\npath_and_query_as_sent\\ntimestamp\\nnonce\\nhex(sha256(body))`.
+
+**Envelope.** Success: `{"success": true, "data": {...}, "request_id"}`. Failure:
+`{"success": false, "error": {"code", "message", "details"}, "request_id"}`. Branch on
+`error.code`, never on `error.message`. Every response carries `X-Request-Id`.
+
+**Rate limits.** Per key, `rate_limit_per_minute` requests in any 60 s. Authenticated responses
+carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After` (seconds).
+
+**Order of checks.** Routing (404, 405), body size (413), authentication (401), rate limit (429),
+scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`), media type
+(415), JSON syntax (400), field rules (422), then the operation.
+"""
+
+
+class ConnectivityApi(Api):
+    ERROR_SCHEMA = ErrorEnvelopeSchema
+
+    def handle_http_exception(self, error: HTTPException):
+        code, message = HTTP_CODES.get(error.code or 500, ("internal_error", "internal error"))
+        details = None
+        data = getattr(error, "data", None) or {}
+        if error.code == 422 and "messages" in data:
+            # webargs keys messages by location ({"json": {...}}): partners see field paths only.
+            messages = data["messages"]
+            if isinstance(messages, dict) and len(messages) == 1 and next(iter(messages)) in (
+                    "json", "query", "view_args", "headers"):
+                messages = next(iter(messages.values()))
+            fields = flatten_messages(messages)
+            details = {"fields": fields}
+            message = "the request is invalid: " + ", ".join(sorted(fields))
+        elif error.code == 405:
+            allowed = dict(error.get_headers()).get("Allow")
+            if allowed:
+                message = f"{message}; allowed: {allowed}"
+        headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+        return error_response(error.code or 500, code, message, details, headers)
+
+
+def init_api(app: Flask) -> ConnectivityApi:
+    app.config.update(
+        API_TITLE="Partner Connectivity Service",
+        API_VERSION="v1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX=API_PREFIX,
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        # Served by this app from the swagger-ui-bundle package: the page needs no CDN.
+        OPENAPI_SWAGGER_UI_URL=f"{API_PREFIX}/docs/assets/",
+    )
+    api = ConnectivityApi(app, spec_kwargs={
+        "info": {"description": DESCRIPTION},
+        "servers": [{"url": "/"}],
+        "security": [{"bearer": []}, {"signed": []}],
+    })
+    api.spec.components.security_scheme("bearer", {
+        "type": "http", "scheme": "bearer", "description": "`<key_id>.<secret>`"})
+    api.spec.components.security_scheme("signed", {
+        "type": "apiKey", "in": "header", "name": "X-Api-Key-Id",
+        "description": "with X-Timestamp, X-Nonce and X-Signature (see the description)"})
+    _register_error_handlers(app)
+    return api
+
+
+def _register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def _api_error(error: ApiError):
+        return error_response(error.status, error.code, error.message, error.details,
+                              error.headers)
+
+    @app.errorhandler(psycopg.OperationalError)
+    @app.errorhandler(PoolTimeout)
+    @app.errorhandler(RedisConnectionError)
+    @app.errorhandler(RedisTimeoutError)
+    def _unavailable(error: Exception):
+        log.error("dependency_unavailable", error=type(error).__name__)
+        return error_response(503, "service_unavailable",
+                              "a backing service is unreachable; retry shortly",
+                              headers={"Retry-After": "5"})
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception):
+        if isinstance(error, HTTPException):
+            return app.extensions["connectivity.api"].handle_http_exception(error)
+        log.exception("unhandled_error")
+        return error_response(500, "internal_error",
+                              "the service failed to handle this request; quote the request_id")

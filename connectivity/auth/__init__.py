@@ -1,0 +1,1 @@
+"""Keys, request signing, scopes and rate limiting: who is calling and what they may do."""

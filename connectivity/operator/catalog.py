@@ -1,0 +1,122 @@
+"""`catalog load`: the idempotent upsert of properties, room types, rate plans, partners, their
+mappings and FX rates. The whole file is one transaction: a bad entry names its field and
+nothing at all is written."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+import psycopg
+from marshmallow import ValidationError
+from psycopg.types.json import Jsonb
+
+from ..errors import flatten_messages
+from ..queries import queries
+from .catalog_schema import CatalogSchema
+
+
+class CatalogError(ValueError):
+    def __init__(self, fields: dict[str, list[str]]):
+        self.fields = fields
+        super().__init__("; ".join(f"{path}: {' '.join(msgs)}" for path, msgs in fields.items()))
+
+
+def parse_catalog(text: str) -> dict[str, Any]:
+    try:
+        # Decimal, not float: an FX rate of 1.0850 must stay 1.0850.
+        raw = json.loads(text, parse_float=Decimal)
+    except ValueError as exc:
+        raise CatalogError({"file": [f"not valid JSON: {exc}"]}) from None
+    if not isinstance(raw, dict):
+        raise CatalogError({"file": ["must be a JSON object"]})
+    try:
+        return CatalogSchema().load(raw)
+    except ValidationError as exc:
+        raise CatalogError(flatten_messages(exc.messages)) from None
+
+
+def load_catalog(conn: psycopg.Connection, catalog: dict[str, Any]) -> dict[str, int]:
+    """Write a parsed catalogue; the caller's transaction makes it all or nothing."""
+    q = queries().catalog
+    for i, prop in enumerate(catalog["properties"]):
+        _load_property(conn, q, f"properties.{i}", prop)
+    mappings = 0
+    for i, partner in enumerate(catalog["partners"]):
+        partner_id = q.upsert_partner(conn, code=partner["code"], name=partner["name"])["id"]
+        for j, mapping in enumerate(partner["mappings"]):
+            _load_mapping(conn, q, f"partners.{i}.mappings.{j}", partner_id, mapping)
+            mappings += 1
+    for rate in catalog["fx_rates"]:
+        q.upsert_fx_rate(conn, base=rate["base"], quote=rate["quote"], rate=rate["rate"])
+    return {"properties": len(catalog["properties"]), "partners": len(catalog["partners"]),
+            "mappings": mappings, "fx_rates": len(catalog["fx_rates"])}
+
+
+def _load_property(conn, q, path: str, prop: dict) -> None:
+    row = q.upsert_property(conn, code=prop["code"], name=prop["name"],
+                            environment=prop["environment"], country=prop["country"],
+                            timezone=prop["timezone"], currency=prop["currency"],
+                            max_child_age=prop["max_child_age"])
+    if row is None:
+        raise CatalogError({f"{path}.environment": [
+            f"property {prop['code']} already exists in another environment; "
+            "a property never moves between sandbox and production"]})
+    property_id = row["id"]
+    room_types = prop["room_types"]
+    q.upsert_room_types(conn, property_id=property_id, codes=[r["code"] for r in room_types],
+                        names=[r["name"] for r in room_types],
+                        max_occupancies=[r["max_occupancy"] for r in room_types])
+    room_type_ids = {r["code"]: r["id"] for r in q.room_type_ids(conn, property_id=property_id)}
+    for j, plan in enumerate(prop["rate_plans"]):
+        unknown = [c for c in plan["room_types"] if c not in room_type_ids]
+        if unknown:
+            raise CatalogError({f"{path}.rate_plans.{j}.room_types": [
+                f"not a room type of property {prop['code']}: {', '.join(unknown)}"]})
+        plan_id = q.upsert_rate_plan(
+            conn, property_id=property_id, code=plan["code"], name=plan["name"],
+            board_type=plan["board_type"], currency=plan["currency"],
+            base_adults=plan["base_adults"], max_adults=plan["max_adults"],
+            max_children=plan["max_children"], max_occupancy=plan["max_occupancy"],
+            allowed_nationalities=plan["allowed_nationalities"],
+            blocked_nationalities=plan["blocked_nationalities"],
+            cancellation_policy=Jsonb(plan["cancellation_policy"], dumps=_dumps))["id"]
+        q.set_rate_plan_room_types(conn, property_id=property_id, rate_plan_id=plan_id,
+                                   room_type_ids=[room_type_ids[c] for c in plan["room_types"]])
+
+
+def _load_mapping(conn, q, path: str, partner_id: int, mapping: dict) -> None:
+    prop = q.find_property(conn, code=mapping["property"])
+    if prop is None:
+        raise CatalogError({f"{path}.property": [
+            f"no property {mapping['property']!r} in this file or the database"]})
+    property_id = prop["id"]
+    try:
+        with conn.transaction():
+            mapping_id = q.upsert_mapping(
+                conn, partner_id=partner_id, property_id=property_id,
+                environment=prop["environment"], hotel_code=mapping["hotel_code"],
+                active=mapping["active"])["id"]
+    except psycopg.errors.UniqueViolation:
+        raise CatalogError({f"{path}.hotel_code": [
+            f"hotel code {mapping['hotel_code']!r} is already mapped to another property of "
+            "this partner in this environment"]}) from None
+    q.clear_mapping_codes(conn, mapping_id=mapping_id)
+    for kind, lookup, insert in (
+            ("room_types", q.room_type_ids, q.insert_mapped_room_types),
+            ("rate_plans", q.rate_plan_ids, q.insert_mapped_rate_plans)):
+        ids = {r["code"]: r["id"] for r in lookup(conn, property_id=property_id)}
+        unknown = [c for c in mapping[kind] if c not in ids]
+        if unknown:
+            raise CatalogError({f"{path}.{kind}": [
+                f"not a {kind[:-1].replace('_', ' ')} of property {mapping['property']}: "
+                f"{', '.join(unknown)}"]})
+        id_arg = "room_type_ids" if kind == "room_types" else "rate_plan_ids"
+        insert(conn, mapping_id=mapping_id, property_id=property_id,
+               codes=list(mapping[kind].values()),
+               **{id_arg: [ids[c] for c in mapping[kind]]})
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=lambda d: int(d) if d == int(d) else float(d))

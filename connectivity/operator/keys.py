@@ -1,0 +1,72 @@
+"""Issuing and revoking partner API keys. The token is returned to the caller once and exists
+nowhere else: the database keeps a hash and the sealed signing secret."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import psycopg
+
+from ..auth import credentials
+from ..auth.scopes import SIGNED_BY_DEFAULT, scopes_for
+from ..queries import queries
+
+DEFAULT_RATE_LIMIT_PER_MINUTE = 600
+
+
+class KeyIssueError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    key_id: str
+    token: str
+    name: str
+    environment: str
+    scopes: list[str]
+    requires_signature: bool
+    rate_limit_per_minute: int
+    expires_at: datetime | None
+
+    def public(self) -> dict:
+        return {"key_id": self.key_id, "token": self.token, "name": self.name,
+                "environment": self.environment, "requires_signature": self.requires_signature,
+                "scopes": self.scopes, "rate_limit_per_minute": self.rate_limit_per_minute,
+                "expires_at": self.expires_at.isoformat() if self.expires_at else None}
+
+
+def issue_key(conn: psycopg.Connection, vault: credentials.SigningVault, *, partner_code: str,
+              name: str, environment: str, preset: str, extra_scopes=(),
+              signed: bool | None = None, rate_limit: int = DEFAULT_RATE_LIMIT_PER_MINUTE,
+              expires_at: datetime | None = None) -> IssuedKey:
+    partner = queries().operator.find_partner(conn, code=partner_code)
+    if partner is None:
+        raise KeyIssueError(f"unknown partner {partner_code!r}")
+    if not 1 <= rate_limit <= 100000:
+        raise KeyIssueError("--rate-limit must be between 1 and 100000 requests per minute")
+    if expires_at is not None and expires_at.tzinfo is None:
+        raise KeyIssueError("--expires-at needs a UTC offset, e.g. 2027-01-31T00:00:00+00:00")
+    scopes = scopes_for(preset, tuple(extra_scopes))
+    requires_signature = preset in SIGNED_BY_DEFAULT if signed is None else signed
+    key_id = credentials.new_key_id(environment)
+    secret = credentials.new_secret()
+    row = queries().auth.insert_key(
+        conn, key_id=key_id, partner_id=partner["id"], name=name, environment=environment,
+        secret_hash=credentials.hash_secret(secret), signing_secret=vault.seal(secret),
+        scopes=scopes, requires_signature=requires_signature, rate_limit_per_minute=rate_limit,
+        expires_at=expires_at)
+    return IssuedKey(key_id=row["key_id"], token=f"{key_id}.{secret}", name=row["name"],
+                     environment=row["environment"], scopes=list(row["scopes"]),
+                     requires_signature=row["requires_signature"],
+                     rate_limit_per_minute=row["rate_limit_per_minute"],
+                     expires_at=row["expires_at"])
+
+
+def revoke_key(conn: psycopg.Connection, key_id: str) -> dict | None:
+    return queries().auth.revoke_key(conn, key_id=key_id)
+
+
+def list_keys(conn: psycopg.Connection, partner_code: str) -> list[dict]:
+    return queries().auth.list_keys_of_partner(conn, partner_code=partner_code)

@@ -1,0 +1,35 @@
+"""Path segment patterns of the specification. A segment outside its pattern matches no route,
+so it is answered 404 `not_found` before any credential is looked at (contract 10)."""
+
+from __future__ import annotations
+
+from flask import Flask
+from werkzeug.routing import BaseConverter
+
+
+class ReferenceConverter(BaseConverter):
+    """A booking's or reservation's partner_reference: [A-Za-z0-9._-]{1,120}."""
+    regex = r"[A-Za-z0-9._-]{1,120}"
+    pattern = "^[A-Za-z0-9._-]{1,120}$"
+
+
+class BatchIdConverter(BaseConverter):
+    regex = r"[A-Za-z0-9-]{1,64}"
+    pattern = "^[A-Za-z0-9-]{1,64}$"
+
+
+class HotelCodeConverter(BaseConverter):
+    """A partner's hotel code: up to 120 characters, no slash."""
+    regex = r"[^/]{1,120}"
+    pattern = "^[^/]{1,120}$"
+
+
+CONVERTERS = {"reference": ReferenceConverter, "batch_id": BatchIdConverter,
+              "hotel_code": HotelCodeConverter}
+
+
+def register_converters(app: Flask, api) -> None:
+    for name, converter in CONVERTERS.items():
+        app.url_map.converters[name] = converter
+        api.register_converter(
+            converter, lambda c: {"type": "string", "pattern": type(c).pattern})

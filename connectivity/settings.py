@@ -1,0 +1,55 @@
+"""Settings read once from the environment; a missing required value stops start-up."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Mapping
+
+
+class SettingsError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str
+    redis_url: str
+    secret_key: str
+    quote_ttl_seconds: int = 900
+    max_body_bytes: int = 8 * 1024 * 1024
+    db_pool_size: int = 8
+    db_pool_timeout_seconds: float = 5.0
+    # Every Redis key the service writes starts with this, so that a shared Redis (or a test run)
+    # keeps its keys apart.
+    redis_prefix: str = "pcs:"
+    log_level: str = "INFO"
+    # A partner's request is rejected when its clock is further off than this.
+    signature_max_skew_seconds: int = 300
+    nonce_ttl_seconds: int = 600
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if environ is None else environ
+        missing = [n for n in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY") if not env.get(n)]
+        if missing:
+            raise SettingsError(
+                "missing required setting(s): " + ", ".join(missing)
+                + " (`make run` starts embedded PostgreSQL and Redis and sets them for you)"
+            )
+        if len(env["SECRET_KEY"]) < 32:
+            raise SettingsError("SECRET_KEY must be at least 32 characters of random material")
+        try:
+            return cls(
+                database_url=env["DATABASE_URL"],
+                redis_url=env["REDIS_URL"],
+                secret_key=env["SECRET_KEY"],
+                quote_ttl_seconds=int(env.get("QUOTE_TTL_SECONDS", 900)),
+                max_body_bytes=int(env.get("MAX_BODY_BYTES", 8 * 1024 * 1024)),
+                db_pool_size=int(env.get("DB_POOL_SIZE", 8)),
+                db_pool_timeout_seconds=float(env.get("DB_POOL_TIMEOUT_SECONDS", 5)),
+                redis_prefix=env.get("REDIS_PREFIX", "pcs:"),
+                log_level=env.get("LOG_LEVEL", "INFO").upper(),
+            )
+        except ValueError as exc:
+            raise SettingsError(f"invalid numeric setting: {exc}") from None

@@ -1,0 +1,20 @@
+"""gunicorn settings for the Procfile's web process; each can be overridden from the
+environment the way PaaS platforms expect (PORT, WEB_CONCURRENCY, WEB_THREADS)."""
+
+import multiprocessing
+import os
+
+bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2))
+# Requests mostly wait on PostgreSQL and Redis; threads let one process overlap those waits.
+worker_class = "gthread"
+threads = int(os.environ.get("WEB_THREADS", 4))
+# No preload: each worker builds its own app, so the database pool is only ever opened after the
+# fork (a pool inherited from the master shares sockets between processes).
+preload_app = False
+# On SIGTERM a worker stops accepting and finishes the requests in flight within this time.
+graceful_timeout = 30
+timeout = 30
+keepalive = 5
+accesslog = None  # the app logs one JSON line per request, with its request_id
+errorlog = "-"

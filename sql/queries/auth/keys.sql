@@ -1,0 +1,40 @@
+-- name: find_key_for_request(key_id)^
+-- Everything one request's authentication and access checks need, in one round trip. The
+-- mapped-property count is in the key's environment, paused mappings included (contract 10).
+SELECT k.key_id, k.name, k.environment, k.secret_hash, k.signing_secret, k.scopes,
+       k.requires_signature, k.rate_limit_per_minute, k.expires_at, k.revoked_at,
+       p.id AS partner_id, p.code AS partner_code, p.name AS partner_name,
+       (SELECT count(*) FROM partner_properties pp
+         WHERE pp.partner_id = p.id AND pp.environment = k.environment) AS mapped_properties
+  FROM api_keys k
+  JOIN partners p ON p.id = k.partner_id
+ WHERE k.key_id = :key_id;
+
+-- name: insert_key(key_id, partner_id, name, environment, secret_hash, signing_secret, scopes, requires_signature, rate_limit_per_minute, expires_at)^
+INSERT INTO api_keys (key_id, partner_id, name, environment, secret_hash, signing_secret, scopes,
+                      requires_signature, rate_limit_per_minute, expires_at)
+VALUES (:key_id, :partner_id, :name, :environment, :secret_hash, :signing_secret, :scopes,
+        :requires_signature, :rate_limit_per_minute, :expires_at)
+RETURNING key_id, name, environment, scopes, requires_signature, rate_limit_per_minute,
+          expires_at, created_at;
+
+-- name: revoke_key(key_id)^
+-- Revoking twice keeps the first revocation time.
+UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+ WHERE key_id = :key_id
+RETURNING key_id, revoked_at;
+
+-- name: list_keys_of_partner(partner_code)
+SELECT k.key_id, k.name, k.environment, k.scopes, k.requires_signature,
+       k.rate_limit_per_minute, k.expires_at, k.revoked_at, k.created_at
+  FROM api_keys k JOIN partners p ON p.id = k.partner_id
+ WHERE p.code = :partner_code
+ ORDER BY k.created_at, k.key_id;
+
+-- name: revoke_keys_named(partner_code, name)
+-- Used by the local demo set-up, which issues fresh demo keys on every start.
+UPDATE api_keys k SET revoked_at = now()
+  FROM partners p
+ WHERE p.id = k.partner_id AND p.code = :partner_code AND k.name = :name
+   AND k.revoked_at IS NULL
+RETURNING k.key_id;

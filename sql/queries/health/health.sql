@@ -1,0 +1,2 @@
+-- name: ping_database()$
+SELECT 1;

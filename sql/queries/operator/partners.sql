@@ -1,0 +1,2 @@
+-- name: find_partner(code)^
+SELECT id, code, name FROM partners WHERE code = :code;

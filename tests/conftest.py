@@ -1,0 +1,127 @@
+"""Test services: real PostgreSQL and Redis. With DATABASE_URL / REDIS_URL set those servers are
+used (a fresh database and a key prefix of this run's own); unset, embedded ones are started
+under .local/. Each test starts from empty tables and no Redis keys of this run."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from app import create_app
+from connectivity.auth.credentials import SigningVault
+from connectivity.devstack import LOCAL, EmbeddedPostgres, EmbeddedRedis
+from connectivity.operator.catalog import load_catalog, parse_catalog
+from connectivity.operator.keys import issue_key
+from connectivity.operator.migrations import upgrade
+from connectivity.settings import Settings
+
+DEMO_CATALOG = Path(__file__).resolve().parent.parent / "docs" / "demo-catalog.json"
+SECRET_KEY = "test-secret-key-" + "k" * 32
+
+
+@dataclass(frozen=True)
+class Services:
+    database_url: str
+    redis_url: str
+    redis_prefix: str
+
+
+@pytest.fixture(scope="session")
+def services():
+    started = []
+    server_url = os.environ.get("DATABASE_URL")
+    if not server_url:
+        pg = EmbeddedPostgres(LOCAL / "test-pgdata", "postgres")
+        started.append(pg)
+        server_url = pg.url
+    redis_url = os.environ.get("REDIS_URL")
+    if not redis_url:
+        rd = EmbeddedRedis(LOCAL / "test-redis")
+        started.append(rd)
+        redis_url = rd.url
+
+    test_db = f"connectivity_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(test_db)))
+    database_url = make_conninfo(server_url, dbname=test_db)
+    upgrade(database_url)
+    try:
+        yield Services(database_url, redis_url, f"pcs-test-{uuid.uuid4().hex[:8]}:")
+    finally:
+        with psycopg.connect(server_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+                          .format(sql.Identifier(test_db)))
+        for service in reversed(started):
+            service.stop()
+
+
+@pytest.fixture(scope="session")
+def settings(services) -> Settings:
+    return Settings(database_url=services.database_url, redis_url=services.redis_url,
+                    secret_key=SECRET_KEY, redis_prefix=services.redis_prefix)
+
+
+@pytest.fixture(scope="session")
+def app(settings):
+    application = create_app(settings)
+    application.config["TESTING"] = True
+    yield application
+    application.extensions["connectivity.db"].close()
+
+
+@pytest.fixture(autouse=True)
+def clean_state(request, services):
+    """Empty tables and no Redis keys of this run before each test that touches them."""
+    if "services" not in request.fixturenames and "app" not in request.fixturenames:
+        yield
+        return
+    with psycopg.connect(services.database_url, autocommit=True) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+            "AND tablename <> 'schema_migrations'")]
+        if tables:
+            conn.execute(sql.SQL("TRUNCATE {} RESTART IDENTITY CASCADE").format(
+                sql.SQL(", ").join(sql.Identifier(t) for t in tables)))
+    client = redis.Redis.from_url(services.redis_url)
+    keys = list(client.scan_iter(match=f"{services.redis_prefix}*", count=1000))
+    if keys:
+        client.delete(*keys)
+    yield
+
+
+@pytest.fixture
+def db(app):
+    return app.extensions["connectivity.db"]
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def catalog(db):
+    """The demo catalogue: partner acme with two sandbox properties."""
+    db.run(load_catalog, parse_catalog(DEMO_CATALOG.read_text()))
+    return parse_catalog(DEMO_CATALOG.read_text())
+
+
+@pytest.fixture
+def issue(db, settings):
+    """issue(preset="pull", partner="acme", environment="sandbox", **options) -> IssuedKey"""
+    vault = SigningVault(settings.secret_key)
+
+    def _issue(preset="pull", partner="acme", environment="sandbox", name="test key", **options):
+        return db.run(issue_key, vault, partner_code=partner, name=name, environment=environment,
+                      preset=preset, **options)
+    return _issue
+
+
