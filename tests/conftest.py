@@ -44,7 +44,7 @@ def services():
         server_url = pg.url
     redis_url = os.environ.get("REDIS_URL")
     if not redis_url:
-        rd = EmbeddedRedis(LOCAL / "test-redis")
+        rd = EmbeddedRedis(LOCAL / "test-redis", persist=False)
         started.append(rd)
         redis_url = rd.url
 

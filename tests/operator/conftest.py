@@ -1,0 +1,83 @@
+"""Helpers shared by the operator CLI tests: a CLI runner, catalogue files and database snapshots.
+
+Everything runs against the real PostgreSQL and Redis of tests/conftest.py."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from tests.conftest import DEMO_CATALOG
+
+CATALOG_TABLES = (
+    "properties", "room_types", "rate_plans", "rate_plan_room_types", "partners",
+    "partner_properties", "partner_room_types", "partner_rate_plans", "fx_rates",
+)
+
+
+def demo_data() -> dict:
+    """A fresh, mutable copy of docs/demo-catalog.json as plain JSON values."""
+    return json.loads(DEMO_CATALOG.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def cli(app):
+    runner = app.test_cli_runner()
+
+    def invoke(*args: str):
+        return runner.invoke(args=[str(a) for a in args])
+    return invoke
+
+
+def output_of(result) -> str:
+    """stdout and stderr of a CLI run, whichever the message went to."""
+    text = result.output or ""
+    try:
+        err = result.stderr
+    except ValueError:
+        err = ""
+    if err and err not in text:
+        text += err
+    return text
+
+
+@pytest.fixture
+def write_catalog(tmp_path):
+    counter = {"n": 0}
+
+    def write(data, name: str | None = None) -> Path:
+        counter["n"] += 1
+        path = tmp_path / (name or f"catalog-{counter['n']}.json")
+        if isinstance(data, str):
+            path.write_text(data, encoding="utf-8")
+        else:
+            path.write_text(json.dumps(copy.deepcopy(data)), encoding="utf-8")
+        return path
+    return write
+
+
+@pytest.fixture
+def pg(services):
+    """A plain autocommit connection to the test database, for reading and for raw inserts."""
+    with psycopg.connect(services.database_url, autocommit=True) as conn:
+        yield conn
+
+
+def snapshot(conn: psycopg.Connection, tables=CATALOG_TABLES) -> dict[str, list[tuple]]:
+    """Every row of every table, all columns but the timestamps, in a stable order."""
+    state = {}
+    for table in tables:
+        cols = [r[0] for r in conn.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = 'public' AND table_name = %s "
+            "AND data_type NOT LIKE 'timestamp%%' ORDER BY ordinal_position", (table,))]
+        assert cols, f"no columns found for table {table}"
+        rows = conn.execute(sql.SQL("SELECT {} FROM {}").format(
+            sql.SQL(", ").join(sql.Identifier(c) for c in cols), sql.Identifier(table))).fetchall()
+        state[table] = sorted((tuple(zip(cols, row)) for row in rows), key=repr)
+    return state
