@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import pycountry
 from marshmallow import ValidationError
 
-CODE_RE = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
-PARTNER_CODE_RE = re.compile(r"^[^/\x00-\x1f\x7f]{1,120}$")
+CODE_RE = re.compile(r"^[A-Za-z0-9._-]{1,64}\Z")
+PARTNER_CODE_RE = re.compile(r"^[^/\x00-\x1f\x7f-\x9f]{1,120}\Z")
 
 
 def country_code(value: str) -> None:

@@ -14,7 +14,7 @@ from flask import Response, current_app, g, request
 from .auth.access import policy_of
 from .errors import MalformedJson, PayloadTooLarge, UnsupportedMediaType
 
-REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}\Z")
 BODY_METHODS = {"POST", "PUT", "PATCH"}
 
 log = structlog.get_logger("connectivity.request")
@@ -31,6 +31,8 @@ def assign_request_id() -> None:
 def enforce_body_cap() -> None:
     # Refused on the declared length, before a byte of the body is read; a body sent without a
     # length is cut off by MAX_CONTENT_LENGTH while it is read.
+    if request.routing_exception is not None:
+        return  # routing answers first: an unknown path is 404 whatever its body
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     if request.content_length is not None and request.content_length > limit:
         raise PayloadTooLarge(f"the body is larger than {limit} bytes")

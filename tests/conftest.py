@@ -78,11 +78,13 @@ def app(settings):
 
 
 @pytest.fixture(autouse=True)
-def clean_state(request, services):
-    """Empty tables and no Redis keys of this run before each test that touches them."""
-    if "services" not in request.fixturenames and "app" not in request.fixturenames:
+def clean_state(request):
+    """Empty tables and no Redis keys of this run before each test that uses them; pure tests
+    start no server at all."""
+    if "services" not in request.fixturenames:
         yield
         return
+    services = request.getfixturevalue("services")
     with psycopg.connect(services.database_url, autocommit=True) as conn:
         tables = [r[0] for r in conn.execute(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "

@@ -7,8 +7,8 @@ import hashlib
 import hmac
 import re
 
-NONCE_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
-TIMESTAMP_RE = re.compile(r"^-?[0-9]{1,12}$")
+NONCE_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}\Z")
+TIMESTAMP_RE = re.compile(r"^-?[0-9]{1,12}\Z")
 
 
 def string_to_sign(method: str, target: str, timestamp: str, nonce: str, body: bytes) -> str:

@@ -7,7 +7,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import click
+import psycopg
 from flask import Flask, current_app
+from flask.cli import AppGroup
 
 from ..auth.credentials import SigningVault
 from ..auth.scopes import PRESETS, SCOPES
@@ -25,10 +27,10 @@ def _settings():
     return current_app.extensions["connectivity.settings"]
 
 
-db_cli = click.Group("db", help="Database schema.")
-catalog_cli = click.Group("catalog", help="Properties, partners, mappings and FX rates.")
-keys_cli = click.Group("keys", help="Partner API keys.")
-distribution_cli = click.Group("distribution", help="Pause or resume a partner's distribution.")
+db_cli = AppGroup("db", help="Database schema.")
+catalog_cli = AppGroup("catalog", help="Properties, partners, mappings and FX rates.")
+keys_cli = AppGroup("keys", help="Partner API keys.")
+distribution_cli = AppGroup("distribution", help="Pause or resume a partner's distribution.")
 
 
 @db_cli.command("upgrade")
@@ -48,6 +50,10 @@ def catalog_load(file: Path):
     except CatalogError as exc:
         lines = "\n".join(f"  {path}: {'; '.join(msgs)}" for path, msgs in exc.fields.items())
         raise click.ClickException(f"catalogue rejected, nothing was changed:\n{lines}") from None
+    except (psycopg.IntegrityError, psycopg.DataError) as exc:
+        # The schema should have caught it; the database's constraints are the last word.
+        raise click.ClickException("catalogue rejected by a database constraint, nothing was "
+                                   f"changed: {exc.diag.message_primary}") from None
     click.echo("catalogue loaded: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
 
 

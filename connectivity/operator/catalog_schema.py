@@ -112,7 +112,7 @@ class MappingSchema(Schema):
 
 
 class PartnerSchema(Schema):
-    code = fields.String(required=True, validate=validate.Regexp(r"^[A-Za-z0-9._-]{1,64}$"))
+    code = fields.String(required=True, validate=validators.internal_code)
     name = fields.String(required=True, validate=validate.Length(1, 200))
     mappings = fields.List(fields.Nested(MappingSchema), load_default=list)
 
@@ -121,11 +121,20 @@ class PartnerSchema(Schema):
         _unique(data["mappings"], "property", "mappings")
 
 
+def _storable_rate(value) -> None:
+    # fx_rates.rate is numeric(20, 10): refuse what it would round or overflow, rather than
+    # store a rate other than the one given.
+    if value.as_tuple().exponent < -10:
+        raise ValidationError("at most 10 decimal places")
+    if value >= 10 ** 10:
+        raise ValidationError("must be below 10000000000")
+
+
 class FxRateSchema(Schema):
     base = fields.String(required=True, validate=validators.currency_code)
     quote = fields.String(required=True, validate=validators.currency_code)
-    rate = fields.Decimal(required=True, validate=validate.Range(min=0, min_inclusive=False),
-                          places=None)
+    rate = fields.Decimal(required=True, places=None, validate=[
+        validate.Range(min=0, min_inclusive=False), _storable_rate])
 
     @validates_schema
     def _distinct(self, data, **_):

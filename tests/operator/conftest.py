@@ -27,10 +27,16 @@ def demo_data() -> dict:
 
 @pytest.fixture
 def cli(app):
+    """app.test_cli_runner().invoke inside an application context.
+
+    The command groups are plain click.Group objects added to app.cli: `flask --app app ...`
+    (FlaskGroup) pushes the app context for them, but app.cli alone (what the test runner
+    invokes) does not, so the test pushes it as the real CLI would."""
     runner = app.test_cli_runner()
 
     def invoke(*args: str):
-        return runner.invoke(args=[str(a) for a in args])
+        with app.app_context():
+            return runner.invoke(args=[str(a) for a in args])
     return invoke
 
 

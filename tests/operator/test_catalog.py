@@ -256,15 +256,12 @@ INVALID = [
 def test_an_invalid_catalogue_changes_nothing_and_names_the_field(cli, write_catalog, pg,
                                                                    mutate, field):
     assert_loaded(load(cli, write_catalog, demo_data()))
+    # The unmutated file is valid: it loads. What it stored is the state to keep.
+    assert_loaded(load(cli, write_catalog, changed_catalog()))
     before = snapshot(pg)
 
+    # The next file differs from what is stored in valid places too, so a partial write shows.
     data = changed_catalog()
-    assert_loaded_ok = cli("catalog", "load", write_catalog(changed_catalog()))  # control below
-    # The control file is valid; undo its effect by reloading nothing: we compare against a
-    # fresh snapshot instead.
-    assert assert_loaded_ok.exit_code == 0, output_of(assert_loaded_ok)
-    before = snapshot(pg)
-    # Make the next file differ from what is stored, so any partial write would show.
     data["properties"][0]["name"] = "Lisboa (v3)"
     data["partners"][0]["name"] = "Acme (v3)"
     data["fx_rates"][0]["rate"] = "1.3333"
@@ -354,32 +351,56 @@ def test_a_production_property_and_mapping_can_be_loaded(cli, write_catalog, pg)
     assert mapping_row(pg, "acme", "LIS1")[3] == "sandbox"
 
 
-# ------------------------------------------------------------------- codes the DB cannot hold
+# ------------------------------------------------------- values the database cannot hold
+
+
+def _rename_new_property(data):
+    data["properties"][2]["code"] = "FAO1\n"
+    data["partners"][0]["mappings"][2]["property"] = "FAO1\n"
 
 
 @pytest.mark.parametrize("mutate, field", [
-    pytest.param(_set("properties.2.code", "FAO1\n"), "properties.2.code", id="property_code"),
+    # Python's `$` matches before a trailing newline; the database's CHECK does not.
+    pytest.param(_rename_new_property, "properties.2.code", id="property_code_trailing_newline"),
     pytest.param(_set("partners.0.mappings.0.hotel_code", "ACME-LIS\n"),
-                 "partners.0.mappings.0.hotel_code", id="hotel_code"),
-    pytest.param(_set("partners.1.code", "globex\n"), "partners.1.code", id="partner_code"),
+                 "partners.0.mappings.0.hotel_code", id="hotel_code_trailing_newline"),
+    pytest.param(_set("partners.1.code", "globex\n"), "partners.1.code",
+                 id="partner_code_trailing_newline"),
+    # U+0085 is a control character (Unicode category Cc).
+    pytest.param(_set("partners.0.mappings.0.hotel_code", "ACME\u0085LIS"),
+                 "partners.0.mappings.0.hotel_code", id="hotel_code_c1_control_character"),
+    # numeric(20, 10): 1e-11 rounds to 0 (CHECK rate > 0), 1e10 overflows.
+    pytest.param(_set("fx_rates.0.rate", "0.00000000001"), "fx_rates.0.rate",
+                 id="fx_rate_rounds_to_zero"),
+    pytest.param(_set("fx_rates.0.rate", "12345678901.5"), "fx_rates.0.rate",
+                 id="fx_rate_too_large"),
 ])
-def test_a_code_with_a_trailing_newline_is_rejected_by_field(cli, write_catalog, pg, mutate,
-                                                              field):
-    """A trailing newline is neither a letter nor printable text: the file must be refused with
-    the field named, like any other invalid value (not a database error)."""
+def test_a_value_the_database_cannot_hold_is_rejected_by_field(cli, write_catalog, pg, mutate,
+                                                               field):
+    """An invalid value must be refused like any other: its field named, exit code != 0, nothing
+    changed, and not a database error escaping the command."""
     assert_loaded(load(cli, write_catalog, demo_data()))
     before = snapshot(pg)
     data = changed_catalog()
-    if field == "partners.0.mappings.0.hotel_code":
-        pass
     mutate(data)
-    if field == "properties.2.code":
-        data["partners"][0]["mappings"][2]["property"] = "FAO1\n"
     result = cli("catalog", "load", write_catalog(data))
     text = output_of(result)
     assert result.exit_code != 0
-    assert field in text, (text, repr(result.exception))
     assert snapshot(pg) == before
+    assert field in text, (text, repr(result.exception))
+
+
+def test_an_fx_rate_is_stored_exactly_or_refused(cli, write_catalog, pg):
+    """numeric(20, 10) keeps 10 decimals: a rate with more must not be silently rounded."""
+    data = demo_data()
+    data["fx_rates"][0]["rate"] = "1.085012345678"
+    result = load(cli, write_catalog, data)
+    if result.exit_code == 0:
+        assert pg.execute("SELECT rate FROM fx_rates WHERE base = 'EUR' AND quote = 'USD'"
+                          ).fetchone() == (Decimal("1.085012345678"),)
+    else:
+        assert "fx_rates.0.rate" in output_of(result)
+        assert all(rows == [] for rows in snapshot(pg).values())
 
 
 # --------------------------------------------------------------------- distribution state
