@@ -37,6 +37,10 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     app = Flask("connectivity", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    # Every answer is in the envelope: no automatic OPTIONS (it would be an empty text/html 200),
+    # and '//' in a path is 404 rather than a redirect.
+    app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False
+    app.url_map.merge_slashes = False
     app.json.sort_keys = False
     db = Database(settings.database_url, max_size=settings.db_pool_size,
                   timeout=settings.db_pool_timeout_seconds)

@@ -25,9 +25,9 @@ def put_restrictions():
     not_implemented()
 
 
-@blp.route("/ari/batches/<batch_id:batch_id>", methods=["GET"])
+@blp.route("/ari/batches/<batch_id:batchId>", methods=["GET"])
 @error_responses(blp, *GUARDED, 404, 501)
 @requires("ari.write", "restriction.write", any_of=True)
-def get_batch(batch_id):
+def get_batch(batchId):  # noqa: N803 - the specification's parameter name
     """Outcome of an accepted batch (scope ari.write or restriction.write)"""
     not_implemented()

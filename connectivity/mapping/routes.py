@@ -1,25 +1,36 @@
+from flask import current_app
 from flask_smorest import Blueprint
 
 from .. import API_PREFIX
-from ..auth.access import requires
+from ..auth.access import current_caller, requires
 from ..docs import GUARDED, error_responses
-from ..pending import not_implemented
+from ..envelope import enveloped
+from . import service
+from .schemas import HotelDetailDataSchema, HotelListSchema
 
 blp = Blueprint("mapping", __name__, url_prefix=API_PREFIX,
                 description="Mapping: the properties mapped and active for the calling partner.")
 
 
 @blp.route("/mapping/hotels", methods=["GET"])
-@error_responses(blp, *GUARDED, 501)
+@blp.response(200, enveloped(HotelListSchema))
+@error_responses(blp, *GUARDED)
 @requires("content.read")
 def list_hotels():
-    """Properties mapped and active for the caller (scope content.read)"""
-    not_implemented()
+    """Properties mapped and active for the caller (scope content.read)
+
+    In the partner's hotel codes. A property whose distribution is paused is omitted."""
+    return service.list_hotels(current_app.extensions["connectivity.db"], current_caller())
 
 
-@blp.route("/mapping/hotels/<hotel_code:hotel_code>", methods=["GET"])
-@error_responses(blp, *GUARDED, 404, 501)
+@blp.route("/mapping/hotels/<hotel_code:hotelCode>", methods=["GET"])
+@blp.response(200, enveloped(HotelDetailDataSchema))
+@error_responses(blp, *GUARDED, 404)
 @requires("content.read")
-def get_hotel(hotel_code):
-    """One property's room types and rate plans (scope content.read)"""
-    not_implemented()
+def get_hotel(hotelCode):  # noqa: N803 - the specification's parameter name
+    """One property's room types and rate plans (scope content.read)
+
+    In the partner's codes, with the occupancy limits, board type and cancellation policy of
+    each rate plan. 404 `not_found` when the code is not mapped and active for the caller."""
+    return service.hotel_detail(current_app.extensions["connectivity.db"], current_caller(),
+                                hotelCode)

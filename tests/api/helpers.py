@@ -45,3 +45,29 @@ def assert_unauthorized(response, code: str) -> dict:
     error = assert_envelope_failure(response, 401, code)
     assert response.headers.get("WWW-Authenticate"), response.headers
     return error
+
+
+# The codes a request can get before its operation runs (wire checks and guards).
+GUARD_CODES = {
+    "missing_credentials", "invalid_credentials", "key_revoked", "key_expired",
+    "signature_required", "stale_request", "invalid_signature", "replayed_request",
+    "insufficient_scope", "no_mapped_properties", "rate_limited", "payload_too_large",
+    "unsupported_media_type", "malformed_json", "method_not_allowed",
+}
+
+
+def assert_passed_the_guards(response) -> None:
+    """Authentication, rate limit, scope, mapped properties, media type and JSON syntax all
+    passed, so the operation itself answered. Operations not built yet answer 501
+    `not_implemented`; once built they answer their own outcome, never a guard's code."""
+    assert response.status_code not in (400, 401, 403, 405, 413, 415, 429, 500, 503), (
+        response.status_code, response.get_data(as_text=True))
+    body = response.get_json()
+    assert isinstance(body, dict) and isinstance(body.get("success"), bool), body
+    if response.status_code == 501:
+        assert_envelope_failure(response, 501, "not_implemented")
+    elif body["success"]:
+        assert_envelope_success(response, response.status_code)
+    else:
+        assert body["error"]["code"] not in GUARD_CODES, body
+        assert body["request_id"] == response.headers.get("X-Request-Id")
