@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import psycopg
 import structlog
-from flask import Flask
-from flask_smorest import Api
+from flask import Flask, g
+from flask_smorest import Api, Blueprint
 from psycopg_pool import PoolTimeout
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from . import API_PREFIX
@@ -52,6 +53,21 @@ carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After` (seconds).
 scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`), media type
 (415), JSON syntax (400), field rules (422), then the operation.
 """
+
+
+class PreParsedJsonParser(FlaskParser):
+    """Reads the body wire.parse_json_body already parsed (once, rejecting NaN and Infinity),
+    instead of webargs parsing it a second time under looser rules."""
+
+    def _raw_load_json(self, req):
+        if "json_body" in g:
+            return g.json_body
+        return super()._raw_load_json(req)
+
+
+class ApiBlueprint(Blueprint):
+    """The blueprint of every API area: its schemas load the body parsed by the wire rules."""
+    ARGUMENTS_PARSER = PreParsedJsonParser()
 
 
 class ConnectivityApi(Api):
@@ -121,8 +137,8 @@ def _register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception):
-        if isinstance(error, HTTPException):
-            return app.extensions["connectivity.api"].handle_http_exception(error)
+        # HTTPExceptions never reach here: ConnectivityApi.handle_http_exception is registered
+        # for them, and Flask picks the most specific handler.
         log.exception("unhandled_error")
         return error_response(500, "internal_error",
                               "the service failed to handle this request; quote the request_id")

@@ -49,10 +49,6 @@ class NotFound(ApiError):
     status, code = 404, "not_found"
 
 
-class MethodNotAllowed(ApiError):
-    status, code = 405, "method_not_allowed"
-
-
 class Conflict(ApiError):
     """A 409; `code` is one of sold_out, not_sellable, price_mismatch, quote_expired,
     quote_mismatch, penalty_exceeds_expectation."""

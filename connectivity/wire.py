@@ -55,7 +55,8 @@ def parse_json_body() -> None:
     if not request.is_json:
         raise UnsupportedMediaType("request bodies must be sent as Content-Type: application/json")
     try:
-        json.loads(raw.decode("utf-8"), parse_constant=_no_constants)
+        # Parsed once, here, under the contract's rules; schemas read g.json_body (api.py).
+        g.json_body = json.loads(raw.decode("utf-8"), parse_constant=_no_constants)
     except (UnicodeDecodeError, ValueError) as exc:
         raise MalformedJson(f"the body is not well-formed JSON: {exc}") from None
 

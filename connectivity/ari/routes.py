@@ -1,11 +1,11 @@
-from flask_smorest import Blueprint
 
 from .. import API_PREFIX
+from ..api import ApiBlueprint
 from ..auth.access import requires
 from ..docs import GUARDED, WITH_BODY, error_responses
 from ..pending import not_implemented
 
-blp = Blueprint("ari", __name__, url_prefix=API_PREFIX,
+blp = ApiBlueprint("ari", __name__, url_prefix=API_PREFIX,
                 description="ARI push: rates, inventory and restrictions, applied asynchronously.")
 
 

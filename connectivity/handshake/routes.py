@@ -1,13 +1,13 @@
-from flask_smorest import Blueprint
 
 from .. import API_PREFIX
+from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
 from ..docs import GUARDED, error_responses
 from ..envelope import enveloped
 from . import service
 from .schemas import PingSchema, WhoamiSchema
 
-blp = Blueprint("handshake", __name__, url_prefix=API_PREFIX,
+blp = ApiBlueprint("handshake", __name__, url_prefix=API_PREFIX,
                 description="Handshake: check credentials, clock and what a key may do.")
 
 

@@ -1,14 +1,14 @@
 from flask import current_app
-from flask_smorest import Blueprint
 
 from .. import API_PREFIX
+from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
 from ..docs import GUARDED, error_responses
 from ..envelope import enveloped
 from . import service
 from .schemas import HotelDetailDataSchema, HotelListSchema
 
-blp = Blueprint("mapping", __name__, url_prefix=API_PREFIX,
+blp = ApiBlueprint("mapping", __name__, url_prefix=API_PREFIX,
                 description="Mapping: the properties mapped and active for the calling partner.")
 
 

@@ -9,10 +9,10 @@ import json
 import re
 
 import pytest
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
 from app import create_app
+from connectivity.api import ApiBlueprint
 from connectivity.auth.access import requires
 
 from .helpers import (API, REQUEST_ID_RE, assert_envelope_failure, assert_envelope_success,
@@ -40,8 +40,8 @@ class ProbeSchema(Schema):
                         validate=validate.Length(min=1))
 
 
-def _probe_blueprint() -> Blueprint:
-    blp = Blueprint("wire_probe", __name__, url_prefix=PROBE)
+def _probe_blueprint() -> ApiBlueprint:
+    blp = ApiBlueprint("wire_probe", __name__, url_prefix=PROBE)
 
     @blp.route("/echo", methods=["POST"])
     @blp.arguments(ProbeSchema)
@@ -368,3 +368,15 @@ def test_docs_page_is_served(client):
     assert response.status_code == 200
     assert response.mimetype == "text/html"
     assert b"<html" in response.data.lower()
+
+
+def test_schemas_load_the_body_parsed_by_the_wire_rules(app):
+    """The body is parsed once: API blueprints read what parse_json_body kept in g."""
+    from flask import g, request
+
+    from connectivity.api import PreParsedJsonParser
+    with app.test_request_context("/x", method="POST", data=b'{"a": 1}',
+                                  content_type="application/json"):
+        assert PreParsedJsonParser()._raw_load_json(request) == {"a": 1}
+        g.json_body = {"kept": True}
+        assert PreParsedJsonParser()._raw_load_json(request) == {"kept": True}
