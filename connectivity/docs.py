@@ -15,7 +15,8 @@ ERROR_DESCRIPTIONS = {
     409: "a business conflict; `error.code` says which",
     413: "`payload_too_large`: the body is over 8 MiB",
     415: "`unsupported_media_type`: the body is not `application/json`",
-    422: "`validation_failed` (`details.fields`: every failing field path)",
+    422: "`validation_failed` (`details.fields`: every failing field path), "
+         "`currency_not_supported` (no FX rate into the requested currency)",
     429: "`rate_limited`: retry after `Retry-After` seconds",
     501: "`not_implemented`: this operation is not available yet",
     503: "`service_unavailable`: a backing service is unreachable; retry after `Retry-After`",

@@ -76,6 +76,11 @@ class ValidationFailed(ApiError):
                          details={"fields": fields})
 
 
+class CurrencyNotSupported(ApiError):
+    """422: no FX rate converts the prices into the requested currency (contract section 8)."""
+    status, code = 422, "currency_not_supported"
+
+
 class RateLimited(ApiError):
     status, code = 429, "rate_limited"
 

@@ -5,7 +5,8 @@ BOARD_TYPES = ["RO", "BB", "HB", "FB", "AI"]
 
 class PenaltySchema(Schema):
     type = fields.String(required=True, metadata={"enum": ["nights", "percent", "amount"]})
-    value = fields.Float(required=True)
+    # As the catalogue wrote it: 1 night stays 1, not 1.0.
+    value = fields.Raw(required=True, metadata={"type": "number"})
 
 
 class PolicyTierSchema(Schema):

@@ -50,6 +50,7 @@ def load_catalog(conn: psycopg.Connection, catalog: dict[str, Any]) -> dict[str,
             mappings += 1
     for rate in catalog["fx_rates"]:
         q.upsert_fx_rate(conn, base=rate["base"], quote=rate["quote"], rate=rate["rate"])
+    _refuse_plans_without_fx(conn, q, catalog)
     return {"properties": len(catalog["properties"]), "partners": len(catalog["partners"]),
             "mappings": mappings, "fx_rates": len(catalog["fx_rates"])}
 
@@ -116,6 +117,25 @@ def _load_mapping(conn, q, path: str, partner_id: int, mapping: dict) -> None:
         insert(conn, mapping_id=mapping_id, property_id=property_id,
                codes=list(mapping[kind].values()),
                **{id_arg: [ids[c] for c in mapping[kind]]})
+
+
+def _refuse_plans_without_fx(conn, q, catalog: dict) -> None:
+    """Checked against the database after the upserts, so a plan loaded earlier and an FX rate
+    in this file (or the reverse) count together."""
+    missing = q.plans_priced_without_fx(conn)
+    if not missing:
+        return
+    where = {(p["code"], plan["code"]): f"properties.{i}.rate_plans.{j}.currency"
+             for i, p in enumerate(catalog["properties"])
+             for j, plan in enumerate(p["rate_plans"])}
+    errors: dict[str, list[str]] = {}
+    for row in missing:
+        path = where.get((row["property"], row["rate_plan"]), "fx_rates")
+        errors.setdefault(path, []).append(
+            f"rate plan {row['property']}/{row['rate_plan']} is priced in {row['currency']} but "
+            f"its property sells in {row['property_currency']}: add an fx_rates entry between "
+            "them")
+    raise CatalogError(errors)
 
 
 def _dumps(value: Any) -> str:

@@ -26,6 +26,11 @@ __all__ = [
 ]
 
 
+# Decimal places of an inverted FX rate: ample for any pair (rates are numeric(20, 10)).
+INVERSE_PLACES = 16
+INVERSE_EXPONENT = Decimal(1).scaleb(-INVERSE_PLACES)
+
+
 class CurrencyNotSupported(Exception):
     """No FX rate links the two currencies; the API answers 422 `currency_not_supported`."""
 
@@ -149,5 +154,7 @@ class FxTable:
             return direct
         reverse = self.rates.get((target, source))
         if reverse is not None:
-            return Decimal(1) / reverse
+            # Fixed to INVERSE_PLACES so that the search SQL, which converts in PostgreSQL,
+            # uses the very same multiplier (sql/queries/availability/search.sql).
+            return (Decimal(1) / reverse).quantize(INVERSE_EXPONENT, rounding=ROUND_HALF_UP)
         raise CurrencyNotSupported(source, target)

@@ -249,6 +249,9 @@ INVALID = [
     ("missing_property_name", lambda d: d["properties"][2].pop("name"), "properties.2.name"),
     ("max_adults_over_max_occupancy", _set("properties.1.rate_plans.0.max_adults", 3),
      "properties.1.rate_plans.0.max_adults"),
+    # priced in a currency its EUR property has no FX rate to: never shown in the hotel's own
+    ("rate_plan_currency_without_fx", _set("properties.0.rate_plans.0.currency", "CHF"),
+     "properties.0.rate_plans.0.currency"),
 ]
 
 

@@ -83,3 +83,15 @@ SELECT :mapping_id, :property_id, t.id, t.code
 -- name: upsert_fx_rate(base, quote, rate)!
 INSERT INTO fx_rates (base, quote, rate) VALUES (:base, :quote, :rate)
 ON CONFLICT (base, quote) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now();
+
+-- name: plans_priced_without_fx()
+-- Rate plans priced in another currency than their property's with no FX rate between the two:
+-- their prices could not be shown in the hotel's currency, so a catalogue may not hold them.
+SELECT pr.code AS property, rp.code AS rate_plan, rp.currency, pr.currency AS property_currency
+  FROM rate_plans rp
+  JOIN properties pr ON pr.id = rp.property_id
+ WHERE rp.currency <> pr.currency
+   AND NOT EXISTS (SELECT 1 FROM fx_rates f
+                    WHERE (f.base = rp.currency AND f.quote = pr.currency)
+                       OR (f.base = pr.currency AND f.quote = rp.currency))
+ ORDER BY pr.code, rp.code;

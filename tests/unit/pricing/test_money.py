@@ -83,8 +83,9 @@ FX = FxTable.from_rows([("EUR", "USD", "1.0850"), {"base": "EUR", "quote": "GBP"
     ("EUR", "USD", D("1.0850")),
     ("eur", "gbp", D("0.8600")),
     ("USD", "JPY", D(150)),
-    ("USD", "EUR", D(1) / D("1.0850")),     # inverse of the reverse pair
-    ("JPY", "USD", D(1) / D(150)),
+    # inverse of the reverse pair, to 16 places (the search SQL uses the same figure)
+    ("USD", "EUR", D("0.9216589861751152")),
+    ("JPY", "USD", D("0.0066666666666667")),
 ])
 def test_fx_rate(source, target, rate):
     assert FX.rate(source, target) == rate

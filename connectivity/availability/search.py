@@ -1,0 +1,62 @@
+"""POST /availability/search: which of the requested hotels have anything sellable, and from
+what total. One statement answers all of them (sql/queries/availability/search.sql)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..auth.authenticate import Caller
+from ..db import Database
+from ..errors import CurrencyNotSupported, ValidationFailed
+from ..pricing.money import round_money
+from ..queries import queries
+from .stay import distinct_rooms, minor_units_json, property_today, utc_now
+
+
+def search(db: Database, caller: Caller, request: dict[str, Any]) -> dict:
+    # A code sent twice is answered once, in the order first sent.
+    codes = list(dict.fromkeys(request["hotel_codes"]))
+    now = utc_now()
+    with db.connection() as conn:
+        rows = queries().availability.search_hotels(
+            conn, partner_id=caller.partner_id, environment=caller.environment,
+            hotel_codes=codes, check_in=request["check_in"], check_out=request["check_out"],
+            rooms=request["rooms"], occupancy=distinct_rooms(request["occupancy"], request["rooms"]),
+            nationality=request.get("nationality"), currency=request.get("currency"),
+            minor_units=minor_units_json(), now=now)
+    found = {row["hotel_code"]: row for row in rows}
+    _refuse_what_cannot_be_answered(request, found, now)
+    return {
+        "hotels": [_hotel(found[code]) for code in codes if code in found],
+        "unknown_hotel_codes": [code for code in codes if code not in found],
+    }
+
+
+def _refuse_what_cannot_be_answered(request: dict, found: dict[str, dict], now) -> None:
+    past = sorted(code for code, row in found.items() if row["check_in_past"])
+    if past:
+        raise ValidationFailed({"check_in": [
+            f"must be today or later at every hotel searched; it is already "
+            f"{property_today_of(found[past[0]], now)} at {', '.join(past[:5])}"]})
+    unconvertible = sorted(code for code, row in found.items() if row["currency_unsupported"])
+    if unconvertible:
+        currency = request.get("currency")
+        raise CurrencyNotSupported(
+            f"prices of {', '.join(unconvertible[:5])} cannot be given in {currency}: "
+            "no exchange rate is configured", details={"currency": currency,
+                                                       "hotel_codes": unconvertible})
+
+
+def property_today_of(row: dict, now) -> str:
+    return property_today(row["timezone"], now).isoformat()
+
+
+def _hotel(row: dict) -> dict:
+    lowest = row["lowest_total_amount"]
+    return {
+        "hotel_code": row["hotel_code"],
+        "available": lowest is not None,
+        # numeric from SQL keeps the exponent of its sum; normalise to the currency's.
+        "lowest_total_amount": None if lowest is None else round_money(lowest, row["currency"]),
+        "currency": row["currency"],
+    }
