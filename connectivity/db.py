@@ -35,7 +35,9 @@ class Database:
             max_size=max_size,
             timeout=timeout,
             open=False,
-            kwargs={"row_factory": dict_row, "autocommit": False},
+            # No JIT: our statements are short and planned with cost estimates that can cross
+            # jit_above_cost; compiling the search statement took 1.6 s for 30 ms of work.
+            kwargs={"row_factory": dict_row, "autocommit": False, "options": "-c jit=off"},
             # A connection broken by a database restart is found and replaced before it is used.
             check=ConnectionPool.check_connection,
             name="connectivity",

@@ -10,7 +10,7 @@ from ..db import Database
 from ..errors import CurrencyNotSupported, ValidationFailed
 from ..pricing.money import round_money
 from ..queries import queries
-from .stay import distinct_rooms, minor_units_json, property_today, utc_now
+from .stay import distinct_rooms, minor_units_table, property_today, utc_now
 
 
 def search(db: Database, caller: Caller, request: dict[str, Any]) -> dict:
@@ -19,17 +19,24 @@ def search(db: Database, caller: Caller, request: dict[str, Any]) -> dict:
     now = utc_now()
     with db.connection() as conn:
         rows = queries().availability.search_hotels(
-            conn, partner_id=caller.partner_id, environment=caller.environment,
-            hotel_codes=codes, check_in=request["check_in"], check_out=request["check_out"],
-            rooms=request["rooms"], occupancy=distinct_rooms(request["occupancy"], request["rooms"]),
-            nationality=request.get("nationality"), currency=request.get("currency"),
-            minor_units=minor_units_json(), now=now)
+            conn, **search_parameters(caller.partner_id, caller.environment, codes, request, now))
     found = {row["hotel_code"]: row for row in rows}
     _refuse_what_cannot_be_answered(request, found, now)
     return {
         "hotels": [_hotel(found[code]) for code in codes if code in found],
         "unknown_hotel_codes": [code for code in codes if code not in found],
     }
+
+
+def search_parameters(partner_id: int, environment: str, codes: list[str], request: dict,
+                      now) -> dict:
+    """The statement's parameters (also what `make bench` runs as the database floor)."""
+    return {"partner_id": partner_id, "environment": environment, "hotel_codes": codes,
+            "check_in": request["check_in"], "check_out": request["check_out"],
+            "rooms": request["rooms"],
+            "occupancy": distinct_rooms(request["occupancy"], request["rooms"]),
+            "nationality": request.get("nationality"), "currency": request.get("currency"),
+            "minor_units": minor_units_table(), "now": now}
 
 
 def _refuse_what_cannot_be_answered(request: dict, found: dict[str, dict], now) -> None:
