@@ -21,8 +21,17 @@ def rates_body(**changes):
     return {"hotel_code": "ACME-LIS", **stay(), **changes}
 
 
-def without(body, field):
-    return {k: v for k, v in body.items() if k != field}
+def present(body):
+    """The body without the fields a case set to None (to send it without them)."""
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def assert_refused_at(response, path):
+    """422 validation_failed naming exactly this one field path."""
+    assert response.status_code == 422, response.json
+    error = response.json["error"]
+    assert error["code"] == "validation_failed"
+    assert list(error["details"]["fields"]) == [path], error
 
 
 COMMON = [
@@ -81,12 +90,8 @@ COMMON = [
     ({"hotel_code": "ACME-LIS"}, "hotel_code"),
 ])
 def test_search_field_rules(client, pull, changes, path):
-    body = {k: v for k, v in search_body(**changes).items() if v is not None}
-    response = client.post(SEARCH, json=body, headers=pull)
-    assert response.status_code == 422, response.json
-    error = response.json["error"]
-    assert error["code"] == "validation_failed"
-    assert list(error["details"]["fields"]) == [path], error
+    assert_refused_at(client.post(SEARCH, json=present(search_body(**changes)), headers=pull),
+                      path)
 
 
 @pytest.mark.parametrize("changes, path", COMMON + [
@@ -100,12 +105,8 @@ def test_search_field_rules(client, pull, changes, path):
     ({"hotel_codes": ["ACME-LIS"]}, "hotel_codes"),
 ])
 def test_rates_field_rules(client, pull, changes, path):
-    body = {k: v for k, v in rates_body(**changes).items() if v is not None}
-    response = client.post(RATES, json=body, headers=pull)
-    assert response.status_code == 422, response.json
-    error = response.json["error"]
-    assert error["code"] == "validation_failed"
-    assert list(error["details"]["fields"]) == [path], error
+    assert_refused_at(client.post(RATES, json=present(rates_body(**changes)), headers=pull),
+                      path)
 
 
 def test_every_failing_path_at_once(client, pull):
