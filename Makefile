@@ -5,6 +5,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: run test bench clean
 
@@ -20,6 +21,21 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The benchmark (bench/, docs/benchmarks.md): data set generated once into its own database,
+# then the scenarios against gunicorn as the Procfile runs it. Options, all optional:
+#   make bench SCENARIOS="ping bare" REQUESTS=20000 CONCURRENCY=16 WARMUP=50 CLIENTS=2 ROUNDS=3 LABEL=latest
+$(BENCH_STAMP): $(STAMP) requirements-bench.txt
+	$(BIN)/pip install --quiet -r requirements-bench.txt
+	@touch $(BENCH_STAMP)
+
+BENCH_OPTS = $(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(REQUESTS),--requests $(REQUESTS)) \
+	$(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(if $(WARMUP),--warmup $(WARMUP)) \
+	$(if $(CLIENTS),--processes $(CLIENTS)) $(if $(ROUNDS),--rounds $(ROUNDS)) \
+	$(if $(LABEL),--label $(LABEL)) $(BENCH_ARGS)
+
+bench: $(BENCH_STAMP)
+	$(BIN)/python -m bench $(strip $(BENCH_OPTS))
 
 clean:
 	rm -rf $(VENV) .local .pytest_cache .hypothesis

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
+import psycopg
 import redis
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
 
 from .auth.authenticate import Authenticator
 from .auth.credentials import SigningVault
@@ -15,19 +19,79 @@ from .queries import queries
 from .settings import Settings
 
 
+class KeyReader:
+    """Reads the key of each request, fresh from PostgreSQL (a revocation applies to the very
+    next request), in one round trip.
+
+    It has its own small pool rather than the use cases' transactional one, because a lookup on
+    every request is where round trips add up: there each borrowing pings the connection
+    (`check`) and each read is wrapped in BEGIN and COMMIT, four round trips for one SELECT. A
+    single read needs no transaction, so these connections are in autocommit; and a connection
+    broken since its last use (a database restart) is found by the read itself, which is then
+    tried once more on another connection, instead of by a ping before every read.
+    """
+
+    def __init__(self, url: str, *, max_size: int, timeout: float):
+        self._lock = threading.Lock()
+        self._opened = False
+        # After a database restart every pooled connection is broken, each found by one read:
+        # so many tries, and one more on a fresh connection.
+        self._attempts = max_size + 1
+        # Created closed and opened on first use, after gunicorn forks (see connectivity.db).
+        self.pool = ConnectionPool(url, min_size=1, max_size=max_size, timeout=timeout,
+                                   open=False, name="connectivity-keys",
+                                   kwargs={"row_factory": dict_row, "autocommit": True})
+
+    def _ensure_open(self) -> None:
+        if not self._opened:
+            with self._lock:
+                if not self._opened:
+                    self.pool.open(wait=False)
+                    self._opened = True
+
+    def _read(self, query, **params):
+        self._ensure_open()
+        for attempt in range(self._attempts):
+            with self.pool.connection() as conn:
+                try:
+                    return query(conn, **params)
+                except psycopg.OperationalError:
+                    # Only a connection that broke is worth another try (the pool discards it
+                    # when it goes back); a database that is down answers PoolTimeout from the
+                    # pool instead, and both are a 503 from the error handlers.
+                    if not conn.broken or attempt == self._attempts - 1:
+                        raise
+        raise AssertionError("unreachable")
+
+    def find_key(self, key_id: str) -> dict | None:
+        return self._read(queries().auth.find_key_for_request, key_id=key_id)
+
+    def count_mapped_properties(self, partner_id: int, environment: str) -> int:
+        return self._read(queries().auth.count_mapped_properties, partner_id=partner_id,
+                          environment=environment)
+
+    def close(self) -> None:
+        if self._opened:
+            self.pool.close()
+            self._opened = False
+
+
 @dataclass
 class Guards:
     authenticator: Authenticator
     rate_limiter: KeyRateLimiter
+    keys: KeyReader
+
+    def close(self) -> None:
+        self.keys.close()
 
 
 def build_guards(settings: Settings, db: Database, redis_client: redis.Redis) -> Guards:
-    def find_key(key_id: str) -> dict | None:
-        with db.connection() as conn:
-            return queries().auth.find_key_for_request(conn, key_id=key_id)
-
+    # `db` is the use cases' pool; the guards read keys through their own (KeyReader).
+    keys = KeyReader(settings.database_url, max_size=settings.db_pool_size,
+                     timeout=settings.db_pool_timeout_seconds)
     authenticator = Authenticator(
-        find_key, SigningVault(settings.secret_key),
+        keys.find_key, keys.count_mapped_properties, SigningVault(settings.secret_key),
         NonceLedger(redis_client, settings.redis_prefix, settings.nonce_ttl_seconds),
         settings.signature_max_skew_seconds)
-    return Guards(authenticator, KeyRateLimiter(settings.redis_url, settings.redis_prefix))
+    return Guards(authenticator, KeyRateLimiter(settings.redis_url, settings.redis_prefix), keys)

@@ -79,7 +79,7 @@ def guard_request() -> None:
             "scopes this key holds",
             details={"required": list(policy.scopes), "held": sorted(caller.scopes)}
             | ({"any_of": True} if policy.any_of else {}))
-    if policy.needs_mapped_properties and caller.mapped_properties == 0:
+    if policy.needs_mapped_properties and not caller.has_mapped_properties:
         raise NoMappedProperties(
             f"partner {caller.partner_code} has no mapped properties in the "
             f"{caller.environment} environment")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property, partial
 from typing import Callable
 
 from flask import Request
@@ -26,7 +27,16 @@ class Caller:
     requires_signature: bool
     rate_limit_per_minute: int
     expires_at: datetime | None
-    mapped_properties: int
+    # Enough for the no_mapped_properties rule, and cheap on every request.
+    has_mapped_properties: bool
+    # The number itself is read only when asked for (GET /whoami): counting a partner's mappings
+    # grows with the partner, and nothing else needs it.
+    count_mapped_properties: Callable[[], int] = field(repr=False, compare=False)
+
+    @cached_property
+    def mapped_properties(self) -> int:
+        # cached_property writes the instance __dict__ directly, which a frozen dataclass allows.
+        return self.count_mapped_properties()
 
 
 @dataclass(frozen=True)
@@ -63,9 +73,11 @@ def presented_credentials(request: Request) -> Presented:
 
 
 class Authenticator:
-    def __init__(self, find_key: Callable[[str], dict | None], vault: credentials.SigningVault,
+    def __init__(self, find_key: Callable[[str], dict | None],
+                 count_mapped: Callable[[int, str], int], vault: credentials.SigningVault,
                  nonces: NonceLedger, max_skew_seconds: int):
         self._find_key = find_key
+        self._count_mapped = count_mapped
         self._vault = vault
         self._nonces = nonces
         self._max_skew = max_skew_seconds
@@ -95,7 +107,7 @@ class Authenticator:
                                    headers={"WWW-Authenticate": _SIGNED_WWW})
         else:
             self._check_signature(request, presented, row)
-        return _caller(row)
+        return _caller(row, partial(self._count_mapped, row["partner_id"], row["environment"]))
 
     def _check_signature(self, request: Request, presented: Presented, row: dict) -> None:
         def invalid(message: str) -> Unauthorized:
@@ -134,11 +146,11 @@ def _plausible_key_id(key_id: str) -> bool:
     return 4 < len(key_id) <= 80 and key_id.isascii()
 
 
-def _caller(row: dict) -> Caller:
+def _caller(row: dict, count_mapped: Callable[[], int]) -> Caller:
     return Caller(
         key_id=row["key_id"], key_name=row["name"], environment=row["environment"],
         partner_id=row["partner_id"], partner_code=row["partner_code"],
         partner_name=row["partner_name"], scopes=frozenset(row["scopes"]),
         requires_signature=row["requires_signature"],
         rate_limit_per_minute=row["rate_limit_per_minute"], expires_at=row["expires_at"],
-        mapped_properties=row["mapped_properties"])
+        has_mapped_properties=row["has_mapped_properties"], count_mapped_properties=count_mapped)

@@ -144,3 +144,41 @@ def test_limit_policy_reflects_the_keys_own_limit(client, catalog, issue):
     limit = who["key"]["rate_limit_per_minute"]
     assert response.headers["RateLimit-Policy"] == f'"default";q={limit};w=60'
     assert remaining_and_reset(response) == (limit - 1, 0)
+
+
+def test_the_window_is_the_one_the_limits_library_keeps(client, catalog, issue, settings):
+    """The limiter sends the `limits` library's own scripts in one round trip: the window it
+    writes is the library's, read back here through the library's public API."""
+    from limits import RateLimitItemPerMinute
+    from limits.storage import storage_from_string
+    from limits.strategies import MovingWindowRateLimiter
+
+    key = issue("pull", rate_limit=5)
+    for _ in range(3):
+        response = client.get(PING, headers=bearer(key.token))
+    assert remaining_and_reset(response) == (2, 0)
+    library = MovingWindowRateLimiter(storage_from_string(
+        settings.redis_url, key_prefix=f"{settings.redis_prefix}limits"))
+    stats = library.get_window_stats(RateLimitItemPerMinute(5), key.key_id)
+    assert stats.remaining == 2
+    assert time.time() < stats.reset_time <= time.time() + 60
+
+
+@pytest.mark.parametrize("reloaded_by_someone_else", [False, True])
+def test_a_flushed_script_cache_is_reloaded_and_counts_once(client, catalog, issue, settings,
+                                                           reloaded_by_someone_else):
+    import redis
+    from limits.storage import RedisStorage
+
+    key = issue("pull", rate_limit=5)
+    assert remaining_and_reset(client.get(PING, headers=bearer(key.token)))[0] == 4
+    server = redis.Redis.from_url(settings.redis_url)
+    server.script_flush()  # as after a Redis restart
+    if reloaded_by_someone_else:
+        # Another process's plain hit() reloaded one of the two scripts: the hit then runs
+        # and only the count is missing; the request must still be counted once.
+        server.script_load(RedisStorage.SCRIPT_ACQUIRE_MOVING_WINDOW)
+    response = client.get(PING, headers=bearer(key.token))
+    assert_envelope_success(response)
+    assert remaining_and_reset(response)[0] == 3
+    assert remaining_and_reset(client.get(PING, headers=bearer(key.token)))[0] == 2

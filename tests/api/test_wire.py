@@ -8,6 +8,7 @@ import dataclasses
 import json
 import re
 
+import psycopg
 import pytest
 from marshmallow import Schema, fields, validate
 
@@ -72,6 +73,7 @@ def make_app(settings):
     yield _make
     for application in made:
         application.extensions["connectivity.db"].close()
+        application.extensions["connectivity.guards"].close()
 
 
 @pytest.fixture
@@ -314,6 +316,44 @@ def test_unreachable_database_is_service_unavailable(make_app):
     assert_envelope_failure(response, 503, "service_unavailable")
     assert int(response.headers["Retry-After"]) >= 1
     assert_envelope_success(broken.get("/healthz"))
+
+
+def test_key_reads_survive_connections_broken_since_their_last_use(make_app, catalog, issue):
+    """Key reads skip the pool's ping before each use: a connection the server dropped (a
+    restart, an idle timeout) is found by the read itself and the read is tried again, on as
+    many connections as the pool holds."""
+    application = make_app()
+    fresh = application.test_client()
+    key = issue("pull")
+    assert_envelope_success(fresh.get(PING, headers=bearer(key.token)))
+    pool = application.extensions["connectivity.guards"].keys.pool
+    held = [pool.getconn() for _ in range(3)]  # the pool now holds at least three
+    backends = [conn.info.backend_pid for conn in held]
+    for conn in held:
+        pool.putconn(conn)
+    with psycopg.connect(application.extensions["connectivity.settings"].database_url,
+                         autocommit=True) as admin:
+        for backend in backends:
+            # With a timeout it returns once the backend is gone (PostgreSQL 14+).
+            admin.execute("SELECT pg_terminate_backend(%s, 5000)", (backend,))
+    for _ in range(3):
+        assert_envelope_success(fresh.get(PING, headers=bearer(key.token)))
+
+
+def test_unreachable_redis_keeps_a_per_process_limit(make_app, catalog, issue):
+    """Without Redis the limit is kept per process rather than not at all (bearer keys; signed
+    ones fail closed, below)."""
+    broken = make_app(redis_url="redis://127.0.0.1:1/0").test_client()
+    key = issue("pull", rate_limit=2)
+    for remaining in (1, 0):
+        response = broken.get(PING, headers=bearer(key.token))
+        assert_envelope_success(response)
+        assert response.headers["RateLimit"] == f'"default";r={remaining};t=' + (
+            "0" if remaining else response.headers["RateLimit"].rsplit("=", 1)[1])
+        assert response.headers["RateLimit-Policy"] == '"default";q=2;w=60'
+    response = broken.get(PING, headers=bearer(key.token))
+    assert_envelope_failure(response, 429, "rate_limited")
+    assert int(response.headers["Retry-After"]) >= 1
 
 
 def test_unreachable_redis_fails_signed_requests_closed(make_app, catalog, issue):

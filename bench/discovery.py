@@ -1,0 +1,80 @@
+"""Discovery scenarios: search (200 hotels x 7 nights) beside its database floor (the same
+statement with the same parameters through psycopg, in a transaction like the service's), and
+rates (one property x 14 nights). Request i asks for a different window of hotels and dates, so
+no two consecutive requests read the same rows."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import psycopg
+from psycopg.rows import dict_row
+
+from connectivity.availability.search import search_parameters
+from connectivity.queries import queries
+
+from .dataset import ALL_PARTNER
+from .load import Request
+from .scenarios import API, Context, direct_scenario, http_scenario
+
+SEARCH_HOTELS, SEARCH_NIGHTS, RATES_NIGHTS = 200, 7, 14
+
+
+def search_request(ctx: Context, codes: list[str], i: int) -> dict:
+    start = abs(i) * SEARCH_HOTELS % len(codes)
+    window = (codes + codes)[start:start + SEARCH_HOTELS]
+    check_in = ctx.stay_date(1 + abs(i) % 60)
+    return {"hotel_codes": window, "check_in": check_in.isoformat(),
+            "check_out": ctx.stay_date(1 + abs(i) % 60 + SEARCH_NIGHTS).isoformat(),
+            "rooms": 1, "occupancy": [{"adults": 2}]}
+
+
+@http_scenario("search", f"POST /availability/search, {SEARCH_HOTELS} hotels x "
+               f"{SEARCH_NIGHTS} nights", requests=600, concurrency=4)
+def search(ctx: Context):
+    auth, codes = ctx.bearer(), ctx.hotel_codes()
+
+    def make(i):
+        body = json.dumps(search_request(ctx, codes, i)).encode()
+        return Request("POST", f"{API}/availability/search", body, auth)
+    return make
+
+
+@direct_scenario("search-floor", "the search statement alone, through psycopg: the database "
+                 "floor", requests=600, concurrency=4)
+def search_floor(ctx: Context):
+    codes = ctx.hotel_codes()
+    with psycopg.connect(ctx.database_url) as conn:
+        partner_id = conn.execute("SELECT id FROM partners WHERE code = %s",
+                                  (ALL_PARTNER,)).fetchone()[0]
+
+    def open_op():
+        conn = psycopg.connect(ctx.database_url, row_factory=dict_row, options="-c jit=off")
+
+        def op(i):
+            request = search_request(ctx, codes, i)
+            for day in ("check_in", "check_out"):
+                request[day] = datetime.fromisoformat(request[day]).date()
+            with conn.transaction():
+                rows = queries().availability.search_hotels(
+                    conn, **search_parameters(partner_id, "sandbox", request["hotel_codes"],
+                                              request, datetime.now(timezone.utc)))
+            return "ok" if len(rows) == SEARCH_HOTELS else f"rows:{len(rows)}"
+        return op
+    return open_op
+
+
+@http_scenario("rates", f"POST /availability/rates, one property x {RATES_NIGHTS} nights",
+               requests=2000, concurrency=4)
+def rates(ctx: Context):
+    auth, codes = ctx.bearer(), ctx.hotel_codes()
+
+    def make(i):
+        body = json.dumps({
+            "hotel_code": codes[abs(i) * 7 % len(codes)],
+            "check_in": ctx.stay_date(1 + abs(i) % 60).isoformat(),
+            "check_out": ctx.stay_date(1 + abs(i) % 60 + RATES_NIGHTS).isoformat(),
+            "rooms": 1, "occupancy": [{"adults": 2}]}).encode()
+        return Request("POST", f"{API}/availability/rates", body, auth)
+    return make

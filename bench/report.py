@@ -1,0 +1,128 @@
+"""Figures from raw timings, and where they go: bench/results/<label>.json, a plot at
+docs/benchmarks-<label>.png, and the block `<!-- bench:<label> -->` of docs/benchmarks.md when
+the document has one (the prose around it is written by hand)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+from .machine import one_line
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+DOC = ROOT / "docs" / "benchmarks.md"
+
+
+def percentile(ordered: list[int], q: float) -> float:
+    """Nearest rank: the smallest value with at least q of the sample at or below it."""
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)] if ordered else float("nan")
+
+
+def figures(outcome, *, expected) -> dict:
+    ordered = sorted(outcome.latencies_ns)
+    n = len(ordered)
+    elapsed = outcome.finished - outcome.started if n else 0.0
+    statuses = {str(k): v for k, v in sorted(outcome.statuses.items(), key=lambda kv: str(kv[0]))}
+    unexpected = {k: v for k, v in outcome.statuses.items() if not expected(k)}
+    return {
+        "requests": n,
+        "seconds": round(elapsed, 3),
+        "rps": round(n / elapsed, 1) if elapsed > 0 else 0.0,
+        "p50_ms": round(percentile(ordered, 0.50) / 1e6, 2),
+        "p90_ms": round(percentile(ordered, 0.90) / 1e6, 2),
+        "p99_ms": round(percentile(ordered, 0.99) / 1e6, 2),
+        "mean_ms": round(sum(ordered) / n / 1e6, 2) if n else None,
+        "max_ms": round(ordered[-1] / 1e6, 2) if n else None,
+        "statuses": statuses,
+        "unexpected": sum(unexpected.values()),
+        "server_errors": sum(v for k, v in outcome.statuses.items()
+                             if (isinstance(k, int) and k >= 500) or str(k).startswith("error")),
+        "reconnects": outcome.reconnects,
+        "samples": {str(k): v for k, v in outcome.samples.items()},
+        "errors": outcome.errors[:5],
+    }
+
+
+def write_json(results: dict, label: str) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{label}.json"
+    path.write_text(json.dumps(results, indent=2, default=str) + "\n")
+    return path
+
+
+def plot(results: dict, label: str) -> Path | None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed (requirements-bench.txt): no plot", flush=True)
+        return None
+    rows = results["scenarios"]
+    names = [f"{r['name']}\nc={r['concurrency']}" for r in rows]
+    fig, (lat, thr) = plt.subplots(1, 2, figsize=(11, 4.2))
+    x = range(len(rows))
+    width = 0.38
+    p50 = [r["p50_ms"] for r in rows]
+    p99 = [r["p99_ms"] for r in rows]
+    lat.bar([i - width / 2 for i in x], p50, width, label="p50", color="#4c72b0")
+    lat.bar([i + width / 2 for i in x], p99, width, label="p99", color="#dd8452")
+    for i, (a, b) in enumerate(zip(p50, p99)):
+        lat.annotate(f"{a:g}", (i - width / 2, a), ha="center", va="bottom", fontsize=7)
+        lat.annotate(f"{b:g}", (i + width / 2, b), ha="center", va="bottom", fontsize=7)
+    lat.set_xticks(list(x), names, fontsize=8)
+    lat.set_ylabel("latency (ms)")
+    lat.set_title("latency (c = concurrent connections)")
+    lat.legend()
+    rps = [r["rps"] for r in rows]
+    thr.bar(list(x), rps, 0.6, color="#55a868")
+    for i, v in enumerate(rps):
+        thr.annotate(f"{v:,.0f}", (i, v), ha="center", va="bottom", fontsize=7)
+    thr.set_xticks(list(x), names, fontsize=8)
+    thr.set_ylabel("requests / s")
+    thr.set_title("throughput")
+    fig.suptitle(f"bench '{label}', {results['started_at'][:16]} UTC, "
+                 f"{results['machine']['cores']} cores", fontsize=10)
+    fig.tight_layout()
+    path = ROOT / "docs" / f"benchmarks-{label}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def markdown(results: dict, label: str) -> str:
+    lines = [f"Run `{label}`, {results['started_at'][:16]} UTC: {one_line(results['machine'])}.",
+             "", f"Command: `{results['command']}`", "",
+             "| scenario | requests | concurrency | p50 ms | p99 ms | mean ms | req/s | statuses |"
+             " server CPU ms/req | client CPU ms/req |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
+    for r in results["scenarios"]:
+        cpu = r.get("cpu") or {}
+        statuses = ", ".join(f"{k}: {v}" for k, v in r["statuses"].items())
+        lines.append(f"| {r['name']} | {r['requests']} | {r['concurrency']} | {r['p50_ms']} | "
+                     f"{r['p99_ms']} | {r['mean_ms']} | {r['rps']:,.0f} | {statuses} | "
+                     f"{cpu.get('server_ms_per_request', '')} | "
+                     f"{cpu.get('client_ms_per_request', '')} |")
+    if results["targets"]:
+        lines += ["", "| target | value | met |", "|---|---:|---|"]
+        for t in results["targets"]:
+            lines.append(f"| {t['target']} | {t['value']:.2f} {t['unit']} | "
+                         f"{'yes' if t['met'] else '**no**'} |")
+    lines += ["", f"![bench {label}](benchmarks-{label}.png)"]
+    return "\n".join(lines)
+
+
+def update_doc(results: dict, label: str) -> bool:
+    """Rewrite this label's block of docs/benchmarks.md; False when the document has none."""
+    if not DOC.exists():
+        return False
+    text = DOC.read_text()
+    pattern = re.compile(rf"(<!-- bench:{re.escape(label)} -->\n).*?(\n<!-- /bench:{re.escape(label)} -->)",
+                         re.S)
+    if not pattern.search(text):
+        return False
+    DOC.write_text(pattern.sub(lambda m: m.group(1) + markdown(results, label) + m.group(2), text))
+    return True

@@ -1,0 +1,169 @@
+"""The scenarios, in a registry: `make bench SCENARIOS="ping bare"` runs those, no SCENARIOS runs
+them all, in registration order.
+
+A scenario is a name, a description, the server it needs, and a builder called once with the
+run's Context:
+  - @http_scenario: the builder returns `make_request(i) -> Request` (method, path, body,
+    credentials); i is the request's index, 0..N-1 when measured and negative in warm-up, so a
+    scenario can vary hotels or dates deterministically;
+  - @direct_scenario: no HTTP; the builder returns `open_op()`, called once per connection in
+    its thread, which returns `op(i)`: the database floor, timed exactly like a request.
+
+Adding one:
+
+    @http_scenario("rates", "POST /availability/rates, one property x 14 nights")
+    def rates(ctx):
+        auth, codes = ctx.bearer(), ctx.hotel_codes()
+        def make(i):
+            body = json.dumps({"hotel_code": codes[i % len(codes)], ...}).encode()
+            return Request("POST", f"{API}/availability/rates", body, auth)
+        return make
+
+Targets (the issue's) are checked when the scenarios they name were run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Callable
+
+from connectivity import API_PREFIX
+
+from .dataset import ALL_PARTNER, Spec, hotel_codes, mapped_code
+from .load import Bearer, Request, Signed
+
+API = API_PREFIX
+
+
+@dataclass
+class Context:
+    """What a scenario builder may use. Keys are issued per scenario (rate limit 100,000 per
+    minute, still checked on every request), so scenarios never share a rate-limit window."""
+    database_url: str
+    spec: Spec
+    ari_start: date                       # first generated ARI date
+    issue_token: Callable[..., str]       # (scenario, preset, signed, partner) -> token
+    scenario: str = ""
+
+    def token(self, preset: str = "pull", *, signed: bool | None = None,
+              partner: str = ALL_PARTNER) -> str:
+        return self.issue_token(self.scenario, preset, signed, partner)
+
+    def bearer(self, preset: str = "pull", partner: str = ALL_PARTNER) -> Bearer:
+        return Bearer(self.token(preset, signed=False, partner=partner))
+
+    def signed(self, preset: str = "push", partner: str = ALL_PARTNER) -> Signed:
+        return Signed(self.token(preset, signed=True, partner=partner))
+
+    def hotel_codes(self, partner: str = ALL_PARTNER) -> list[str]:
+        return hotel_codes(self.spec, partner)
+
+    def code(self, internal: str, partner: str = ALL_PARTNER) -> str:
+        """The partner's code for an internal room type or rate plan code (e.g. "DBL")."""
+        return mapped_code(partner, internal)
+
+    def stay_date(self, offset_days: int) -> date:
+        """A date `offset_days` after the later of today and the first ARI date: always inside
+        the generated year while the data set is fresh (see generate.STALE_AFTER_DAYS)."""
+        return max(date.today(), self.ari_start) + timedelta(days=offset_days)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    server: str | None                    # "app", "bare", or None (no HTTP)
+    build: Callable[[Context], Callable]
+    # Per-scenario defaults; the command line overrides them.
+    requests: int | None = None
+    concurrency: int | None = None
+    warmup: int | None = None
+    expect: Callable[[object], bool] = field(default=lambda s: isinstance(s, int) and 200 <= s < 300)
+
+
+REGISTRY: dict[str, Scenario] = {}
+
+
+def http_scenario(name: str, description: str, *, server: str = "app", **options):
+    def register(build):
+        REGISTRY[name] = Scenario(name, description, server, build, **options)
+        return build
+    return register
+
+
+def direct_scenario(name: str, description: str, **options):
+    def register(build):
+        def build_ops(ctx: Context):
+            open_op = build(ctx)
+
+            def open_labelled():
+                op = open_op()
+
+                def labelled(i: int):
+                    result = op(i)
+                    return result if isinstance(result, str) else "ok"
+                return labelled
+            return open_labelled
+        REGISTRY[name] = Scenario(name, description, None, build_ops,
+                                  expect=lambda s: s == "ok", **options)
+        return build
+    return register
+
+
+@dataclass(frozen=True)
+class Target:
+    text: str
+    scenarios: tuple[str, ...]
+    value: Callable[[dict], float]        # from {scenario name: figures}
+    met: Callable[[float], bool]
+    unit: str = ""
+
+
+def at_most(name: str, metric: str, limit: float, unit: str) -> Target:
+    return Target(f"{name} {metric} <= {limit:g} {unit}", (name,),
+                  lambda r: r[name][metric], lambda v: v <= limit, unit)
+
+
+def ratio(name: str, metric: str, base: str, bound: float, *, at_least: bool) -> Target:
+    text = (f"{name} {metric} >= {bound:.0%} of {base}" if at_least
+            else f"{name} {metric} <= {bound:g}x {base}")
+    return Target(text, (name, base), lambda r: r[name][metric] / r[base][metric],
+                  (lambda v: v >= bound) if at_least else (lambda v: v <= bound), "x")
+
+
+# The issue's targets on a 2-core machine.
+TARGETS = (
+    ratio("ping", "rps", "bare", 0.60, at_least=True),
+    at_most("search", "p50_ms", 50, "ms"),
+    ratio("search", "p50_ms", "search-floor", 2.0, at_least=False),
+    at_most("rates", "p50_ms", 25, "ms"),
+)
+
+
+# --- built-in scenarios -------------------------------------------------------------------
+
+@http_scenario("bare", "bare Flask route, same gunicorn command and settings: the framework's "
+               "ceiling", server="bare", requests=40000)
+def bare(ctx: Context):
+    request = Request("GET", "/bare")
+    return lambda i: request
+
+
+@http_scenario("ping", "GET /ping, bearer pull key: authentication, rate limit, request log")
+def ping(ctx: Context):
+    request = Request("GET", f"{API}/ping", auth=ctx.bearer())
+    return lambda i: request
+
+
+@http_scenario("ping-signed", "GET /ping, signed push key: HMAC check and nonce ledger too")
+def ping_signed(ctx: Context):
+    request = Request("GET", f"{API}/ping", auth=ctx.signed())
+    return lambda i: request
+
+
+@http_scenario("healthz", "GET /healthz on the service: its hooks and envelope without "
+               "authentication (where /ping's extra cost is not)")
+def healthz(ctx: Context):
+    request = Request("GET", "/healthz")
+    return lambda i: request

@@ -1,0 +1,130 @@
+"""Run the web process the way the Procfile does: its `web:` command (gunicorn with
+gunicorn.conf.py) in the repository root, with DATABASE_URL, REDIS_URL, SECRET_KEY and PORT in
+the environment. The bare baseline runs the same command with another WSGI module."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = ROOT / ".local" / "bench-logs"
+# Settings the operator may set to try other values (README "Optional"); passed through if set.
+OPTIONAL_SETTINGS = ("WEB_CONCURRENCY", "WEB_THREADS", "DB_POOL_SIZE", "DB_POOL_TIMEOUT_SECONDS",
+                     "LOG_LEVEL")
+
+
+def procfile_web_command() -> list[str]:
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        name, _, command = line.partition(":")
+        if name.strip() == "web":
+            return shlex.split(command)
+    raise RuntimeError("the Procfile has no web process")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class WebServer:
+    """One gunicorn (master and workers) for the scenarios of one kind: `app` or `bare`."""
+
+    def __init__(self, kind: str, settings: dict[str, str]):
+        self.kind = kind
+        self.port = free_port()
+        command = procfile_web_command()
+        if kind == "bare":
+            command = ["bench.bare:app" if arg == "wsgi:app" else arg for arg in command]
+        self.command = command
+        venv_bin = str(Path(sys.executable).parent)
+        self.env = {"PATH": f"{venv_bin}{os.pathsep}{os.environ.get('PATH', '')}",
+                    **{k: os.environ[k] for k in ("HOME", "LANG") if k in os.environ},
+                    **{k: os.environ[k] for k in OPTIONAL_SETTINGS if k in os.environ},
+                    **settings, "PORT": str(self.port)}
+        LOGS.mkdir(parents=True, exist_ok=True)
+        self.log_path = LOGS / f"{kind}.log"
+        self.process: subprocess.Popen | None = None
+        # Requests this server answered, so that its request log can be checked against them.
+        self.requests_sent = 0
+
+    def start(self) -> None:
+        log = self.log_path.open("wb")
+        self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.kind} server exited ({self.process.returncode}):\n"
+                                   + self.log_tail())
+            if self._healthy():
+                self._settle(deadline)
+                return
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"{self.kind} server not healthy after 60 s:\n" + self.log_tail())
+
+    def _settle(self, deadline: float) -> None:
+        """Healthy means one worker answers; the others may still be importing the app. Wait
+        until the server's processes stop using CPU, so that no boot work is measured."""
+        from .cpu import PROC, process_tree_seconds
+        if not PROC.exists():
+            time.sleep(3)
+            return
+        previous = process_tree_seconds(self.process.pid)
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            now = process_tree_seconds(self.process.pid)
+            if now - previous < 0.05:
+                return
+            previous = now
+
+    def _healthy(self) -> bool:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+        try:
+            conn.request("GET", "/healthz")
+            status = conn.getresponse().status
+            self.requests_sent += 1
+            return status == 200
+        except OSError:
+            return False
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        """SIGTERM to the master (graceful: workers finish what they hold), then the group."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(40)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def request_log_lines(self, marker: bytes = b'"event": "request"') -> int:
+        """Request log lines written so far; complete once the server has stopped (workers
+        flush their stdout when they exit). The contract is one per request."""
+        with self.log_path.open("rb") as f:
+            return sum(1 for line in f if marker in line)
+
+    def log_tail(self, lines: int = 30) -> str:
+        if not self.log_path.exists():
+            return ""
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def __enter__(self) -> "WebServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

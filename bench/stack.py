@@ -1,0 +1,135 @@
+"""The servers a bench run talks to: the ones named by DATABASE_URL / REDIS_URL when set,
+otherwise an embedded PostgreSQL and Redis with their data under .local/bench-* (kept between
+runs, so the generated data set survives). Either way the bench works in a database of its own
+and under a Redis key prefix of its own, so it never touches the service's or the tests' data."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+
+import psycopg
+import redis
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from connectivity.devstack import LOCAL, EmbeddedPostgres, EmbeddedRedis, secret_key
+from connectivity.operator.migrations import upgrade
+from connectivity.queries import MIGRATIONS_DIR
+
+BENCH_DATABASE = "pcs_bench"
+REDIS_PREFIX = "pcs-bench:"
+
+
+@dataclass
+class Stack:
+    database_url: str
+    redis_url: str
+    secret_key: str
+    embedded: list = field(default_factory=list)
+
+    @property
+    def redis_prefix(self) -> str:
+        return REDIS_PREFIX
+
+    def clear_redis(self) -> int:
+        """Drop this bench's Redis keys (rate-limit windows, nonces) from earlier runs."""
+        client = redis.Redis.from_url(self.redis_url)
+        keys = list(client.scan_iter(match=f"{REDIS_PREFIX}*", count=1000))
+        if keys:
+            client.delete(*keys)
+        return len(keys)
+
+    def stop(self) -> None:
+        for service in reversed(self.embedded):
+            service.stop()
+        self.embedded.clear()
+
+
+def start_stack() -> Stack:
+    embedded = []
+    server_url = os.environ.get("DATABASE_URL")
+    if server_url:
+        _create_database(server_url, BENCH_DATABASE)
+        database_url = make_conninfo(server_url, dbname=BENCH_DATABASE)
+    else:
+        print("DATABASE_URL unset: starting an embedded PostgreSQL under .local/bench-pgdata",
+              flush=True)
+        pg = EmbeddedPostgres(LOCAL / "bench-pgdata", BENCH_DATABASE)
+        embedded.append(pg)
+        database_url = pg.url
+    redis_url = os.environ.get("REDIS_URL")
+    if not redis_url:
+        print("REDIS_URL unset: starting an embedded Redis under .local/bench-redis", flush=True)
+        rd = EmbeddedRedis(LOCAL / "bench-redis", persist=False)
+        embedded.append(rd)
+        redis_url = rd.url
+    stack = Stack(database_url, redis_url,
+                  os.environ.get("SECRET_KEY") or secret_key(LOCAL / "bench-secret_key"),
+                  embedded)
+    try:
+        if _migrations_edited(database_url):
+            print("a migration applied to the bench database has been edited since: dropping "
+                  "and recreating the bench database", flush=True)
+            _recreate_database(database_url)
+        applied = upgrade(database_url)
+        _record_migrations(database_url)
+    except BaseException:
+        stack.stop()
+        raise
+    if applied:
+        print(f"bench database migrated: {', '.join(applied)}", flush=True)
+    return stack
+
+
+# The ledger of `db upgrade` records versions, not contents, so a migration edited in place (as
+# happens before it is committed) would leave the bench database on the old schema for good. The
+# bench database is disposable: the bench records each applied file's hash and starts over when
+# one differs. A new migration is simply applied.
+HASHES_DDL = "CREATE TABLE IF NOT EXISTS bench_migrations (version text PRIMARY KEY, sha256 text NOT NULL)"
+
+
+def _migration_hashes() -> dict[str, str]:
+    return {p.stem: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(MIGRATIONS_DIR.glob("*.sql"))}
+
+
+def _migrations_edited(database_url: str) -> bool:
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('bench_migrations')").fetchone()[0] is None:
+            return False
+        recorded = dict(conn.execute("SELECT version, sha256 FROM bench_migrations").fetchall())
+    current = _migration_hashes()
+    return any(current.get(version) != digest for version, digest in recorded.items())
+
+
+def _record_migrations(database_url: str) -> None:
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute(HASHES_DDL)
+        applied = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO bench_migrations VALUES (%s, %s) ON CONFLICT (version) "
+                            "DO UPDATE SET sha256 = EXCLUDED.sha256",
+                            [(v, h) for v, h in _migration_hashes().items() if v in applied])
+
+
+def _recreate_database(database_url: str) -> None:
+    name = conninfo_to_dict(database_url)["dbname"]
+    with psycopg.connect(make_conninfo(database_url, dbname="postgres"), autocommit=True) as admin:
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def _create_database(server_url: str, name: str) -> None:
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if not exists:
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            print(f"created database {name} on {describe_url(server_url)}", flush=True)
+
+
+def describe_url(url: str) -> str:
+    """host:port/dbname of a URL, without credentials, for printing."""
+    parts = conninfo_to_dict(url)
+    return f"{parts.get('host', 'localhost')}:{parts.get('port', 5432)}/{parts.get('dbname', '')}"
