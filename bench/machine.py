@@ -42,6 +42,19 @@ def gunicorn_settings() -> dict:
     return {k: conf.get(k) for k in ("workers", "worker_class", "threads", "keepalive")}
 
 
+def code_version() -> dict:
+    """The commit measured, and the files changed since (figures of a dirty tree say so)."""
+    import subprocess
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                                capture_output=True, check=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                                 cwd=ROOT, text=True, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return {"commit": None, "changed": []}
+    return {"commit": commit, "changed": [line[3:] for line in changed.splitlines()]}
+
+
 def describe(database_url: str, redis_url: str, embedded: list) -> dict:
     with psycopg.connect(database_url) as conn:
         pg_version = conn.execute("SHOW server_version").fetchone()[0]

@@ -94,18 +94,23 @@ def plot(results: dict, label: str) -> Path | None:
 
 
 def markdown(results: dict, label: str) -> str:
-    lines = [f"Run `{label}`, {results['started_at'][:16]} UTC: {one_line(results['machine'])}.",
+    code = results.get("code") or {}
+    lines = [f"Run `{label}`, {results['started_at'][:16]} UTC, code {code.get('commit') or '?'}"
+             f"{' with local changes' if code.get('changed') else ''}: "
+             f"{one_line(results['machine'])}.",
              "", f"Command: `{results['command']}`", "",
-             "| scenario | requests | concurrency | p50 ms | p99 ms | mean ms | req/s | statuses |"
-             " server CPU ms/req | client CPU ms/req |",
-             "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
+             "| scenario | requests | concurrency | p50 ms | p99 ms | mean ms | req/s | req/s, all rounds |"
+             " statuses | CPU ms/req: server, PostgreSQL, Redis, client |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
     for r in results["scenarios"]:
         cpu = r.get("cpu") or {}
         statuses = ", ".join(f"{k}: {v}" for k, v in r["statuses"].items())
+        rounds = " ".join(f"{x['rps']:,.0f}" for x in r.get("rounds", [])) or "-"
+        cpu_text = ", ".join(str(cpu.get(f"{g}_ms_per_request", "-"))
+                             for g in ("server", "postgres", "redis", "client"))
         lines.append(f"| {r['name']} | {r['requests']} | {r['concurrency']} | {r['p50_ms']} | "
-                     f"{r['p99_ms']} | {r['mean_ms']} | {r['rps']:,.0f} | {statuses} | "
-                     f"{cpu.get('server_ms_per_request', '')} | "
-                     f"{cpu.get('client_ms_per_request', '')} |")
+                     f"{r['p99_ms']} | {r['mean_ms']} | {r['rps']:,.0f} | {rounds} | {statuses} | "
+                     f"{cpu_text} |")
     if results["targets"]:
         lines += ["", "| target | value | met |", "|---|---:|---|"]
         for t in results["targets"]:
@@ -120,9 +125,26 @@ def update_doc(results: dict, label: str) -> bool:
     if not DOC.exists():
         return False
     text = DOC.read_text()
-    pattern = re.compile(rf"(<!-- bench:{re.escape(label)} -->\n).*?(\n<!-- /bench:{re.escape(label)} -->)",
+    pattern = re.compile(rf"(<!-- bench:{re.escape(label)} -->)\n.*?(<!-- /bench:{re.escape(label)} -->)",
                          re.S)
     if not pattern.search(text):
         return False
-    DOC.write_text(pattern.sub(lambda m: m.group(1) + markdown(results, label) + m.group(2), text))
+    DOC.write_text(pattern.sub(
+        lambda m: f"{m.group(1)}\n{markdown(results, label)}\n{m.group(2)}", text))
     return True
+
+
+def republish(label: str) -> None:
+    """Redraw the plot and rewrite the document block of a results file already written:
+    `python -m bench.report LABEL` (after editing the document's prose, say)."""
+    import json as _json
+    results = _json.loads((RESULTS / f"{label}.json").read_text())
+    plot(results, label)
+    print(f"docs/benchmarks.md block '{label}':", "updated" if update_doc(results, label)
+          else "absent (add <!-- bench:LABEL --> and <!-- /bench:LABEL --> lines)")
+
+
+if __name__ == "__main__":
+    import sys
+    for name in sys.argv[1:]:
+        republish(name)

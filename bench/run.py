@@ -15,6 +15,7 @@ import sys
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from urllib.parse import urlsplit
 
 import psycopg
 from psycopg.rows import dict_row
@@ -27,7 +28,7 @@ from . import cpu, report
 from .dataset import Spec
 from .generate import ensure_dataset
 from .load import drive, http_ops
-from .machine import describe
+from .machine import code_version, describe
 from .scenarios import REGISTRY, TARGETS, Context, Scenario
 from . import discovery  # noqa: F401,E402 - registers the search and rates scenarios
 from .server import WebServer
@@ -62,8 +63,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def make_command(args: argparse.Namespace) -> str:
-    """The `make bench` line that reproduces this run (servers and WEB_* come from the
-    environment, recorded with the machine)."""
+    """The `make bench` line that reproduces this run, with the settings it took from the
+    environment (servers, WEB_*; a password in a URL is masked)."""
     parts = ["make bench", f'SCENARIOS="{" ".join(args.names)}"']
     for name in ("requests", "concurrency", "warmup"):
         if getattr(args, name) is not None:
@@ -74,9 +75,17 @@ def make_command(args: argparse.Namespace) -> str:
         parts.append(f"ROUNDS={args.rounds}")
     if args.label != "latest":
         parts.append(f"LABEL={args.label}")
-    env = [f"{k}={os.environ[k]}" for k in ("WEB_CONCURRENCY", "WEB_THREADS", "DB_POOL_SIZE")
-           if k in os.environ]
+    env = [f"{k}={_without_password(os.environ[k])}" for k in (
+        "DATABASE_URL", "REDIS_URL", "WEB_CONCURRENCY", "WEB_THREADS", "DB_POOL_SIZE")
+        if os.environ.get(k)]
     return " ".join(env + parts)
+
+
+def _without_password(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.password:
+        return value.replace(f":{parts.password}@", ":***@")
+    return value
 
 
 class KeyRing:
@@ -241,7 +250,7 @@ def measure(args: argparse.Namespace) -> dict:
                 "met": t.met(t.value(by_name))}
                for t in TARGETS if all(s in by_name for s in t.scenarios)]
     return {"label": args.label, "started_at": started_at.isoformat(),
-            "command": make_command(args), "machine": machine,
+            "command": make_command(args), "code": code_version(), "machine": machine,
             "dataset": {k: marker[k] for k in ("spec", "start_date", "room_type_days",
                                                "rate_plan_days", "seconds")},
             "client": {"processes": args.processes, "rounds": args.rounds},
