@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         "connectivity.settings": settings,
         "connectivity.db": db,
         "connectivity.redis": redis_client,
-        "connectivity.guards": build_guards(settings, db, redis_client),
+        "connectivity.guards": build_guards(settings, redis_client),
     })
 
     api = init_api(app)

@@ -24,17 +24,39 @@ T = TypeVar("T")
 RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 
 
+class LazyPool:
+    """A psycopg pool created closed and opened on first use: under gunicorn that is always
+    after the fork, so no two workers share a socket."""
+
+    def __init__(self, url: str, **options):
+        self._lock = threading.Lock()
+        self._opened = False
+        self.pool = ConnectionPool(url, open=False, **options)
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        if not self._opened:
+            with self._lock:
+                if not self._opened:
+                    self.pool.open(wait=False)
+                    self._opened = True
+        with self.pool.connection() as conn:
+            yield conn
+
+    def close(self) -> None:
+        if self._opened:
+            self.pool.close()
+            self._opened = False
+
+
 class Database:
     def __init__(self, url: str, *, max_size: int = 8, timeout: float = 5.0, retries: int = 5):
         self._retries = retries
-        self._lock = threading.Lock()
-        self._opened = False
-        self.pool = ConnectionPool(
+        self._pool = LazyPool(
             url,
             min_size=1,
             max_size=max_size,
             timeout=timeout,
-            open=False,
             # No JIT: our statements are short and planned with cost estimates that can cross
             # jit_above_cost; compiling the search statement took 1.6 s for 30 ms of work.
             kwargs={"row_factory": dict_row, "autocommit": False, "options": "-c jit=off"},
@@ -43,18 +65,14 @@ class Database:
             name="connectivity",
         )
 
-    def _ensure_open(self) -> None:
-        if not self._opened:
-            with self._lock:
-                if not self._opened:
-                    self.pool.open(wait=False)
-                    self._opened = True
+    @property
+    def pool(self) -> ConnectionPool:
+        return self._pool.pool
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
         """One transaction: committed when the block ends, rolled back if it raises."""
-        self._ensure_open()
-        with self.pool.connection() as conn:
+        with self._pool.connection() as conn:
             yield conn
 
     def run(self, use_case: Callable[..., T], *args, **kwargs) -> T:
@@ -71,6 +89,4 @@ class Database:
         raise AssertionError("unreachable")
 
     def close(self) -> None:
-        if self._opened:
-            self.pool.close()
-            self._opened = False
+        self._pool.close()

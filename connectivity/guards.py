@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import psycopg
@@ -14,7 +13,7 @@ from .auth.authenticate import Authenticator
 from .auth.credentials import SigningVault
 from .auth.nonces import NonceLedger
 from .auth.ratelimit import KeyRateLimiter
-from .db import Database
+from .db import LazyPool
 from .queries import queries
 from .settings import Settings
 
@@ -32,27 +31,20 @@ class KeyReader:
     """
 
     def __init__(self, url: str, *, max_size: int, timeout: float):
-        self._lock = threading.Lock()
-        self._opened = False
         # After a database restart every pooled connection is broken, each found by one read:
         # so many tries, and one more on a fresh connection.
         self._attempts = max_size + 1
-        # Created closed and opened on first use, after gunicorn forks (see connectivity.db).
-        self.pool = ConnectionPool(url, min_size=1, max_size=max_size, timeout=timeout,
-                                   open=False, name="connectivity-keys",
-                                   kwargs={"row_factory": dict_row, "autocommit": True})
+        self._pool = LazyPool(url, min_size=1, max_size=max_size, timeout=timeout,
+                              name="connectivity-keys",
+                              kwargs={"row_factory": dict_row, "autocommit": True})
 
-    def _ensure_open(self) -> None:
-        if not self._opened:
-            with self._lock:
-                if not self._opened:
-                    self.pool.open(wait=False)
-                    self._opened = True
+    @property
+    def pool(self) -> ConnectionPool:
+        return self._pool.pool
 
     def _read(self, query, **params):
-        self._ensure_open()
         for attempt in range(self._attempts):
-            with self.pool.connection() as conn:
+            with self._pool.connection() as conn:
                 try:
                     return query(conn, **params)
                 except psycopg.OperationalError:
@@ -71,9 +63,7 @@ class KeyReader:
                           environment=environment)
 
     def close(self) -> None:
-        if self._opened:
-            self.pool.close()
-            self._opened = False
+        self._pool.close()
 
 
 @dataclass
@@ -86,8 +76,8 @@ class Guards:
         self.keys.close()
 
 
-def build_guards(settings: Settings, db: Database, redis_client: redis.Redis) -> Guards:
-    # `db` is the use cases' pool; the guards read keys through their own (KeyReader).
+def build_guards(settings: Settings, redis_client: redis.Redis) -> Guards:
+    # The guards read keys through a pool of their own (KeyReader), not the use cases'.
     keys = KeyReader(settings.database_url, max_size=settings.db_pool_size,
                      timeout=settings.db_pool_timeout_seconds)
     authenticator = Authenticator(

@@ -75,6 +75,7 @@ def app(settings):
     application.config["TESTING"] = True
     yield application
     application.extensions["connectivity.db"].close()
+    application.extensions["connectivity.guards"].close()
 
 
 @pytest.fixture(autouse=True)
