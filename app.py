@@ -9,6 +9,7 @@ from flask import Flask, send_from_directory
 
 from connectivity import API_PREFIX
 from connectivity.api import init_api
+from connectivity.ari.queue import BatchQueue
 from connectivity.ari.routes import blp as ari_blp
 from connectivity.auth.access import guard_request, policy_of
 from connectivity.availability.routes import blp as availability_blp
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         "connectivity.db": db,
         "connectivity.redis": redis_client,
         "connectivity.guards": build_guards(settings, redis_client),
+        "connectivity.ari_queue": BatchQueue(redis_client, settings.redis_prefix),
     })
 
     api = init_api(app)

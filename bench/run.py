@@ -30,7 +30,7 @@ from .generate import ensure_dataset
 from .load import drive, http_ops
 from .machine import code_version, describe
 from .scenarios import REGISTRY, TARGETS, Context, Scenario
-from . import discovery  # noqa: F401,E402 - registers the search and rates scenarios
+from . import ari, discovery  # noqa: F401,E402 - register their scenarios
 from .server import WebServer
 from .stack import start_stack
 
@@ -146,21 +146,28 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
     w = args.warmup if args.warmup is not None else (
         scenario.warmup if scenario.warmup is not None else DEFAULTS["warmup"])
     ctx.scenario = scenario.name
+    ctx.base_url = f"http://127.0.0.1:{server.port}" if server else None
+    ctx.finishers = []
     built = scenario.build(ctx)
     background = cpu.background_share()
     if background is not None and background > BUSY_WARNING:
         print(f"  !! the machine is {background:.0%} busy before {scenario.name} starts: other "
               "work competes with the figures that follow", flush=True)
-    open_op = http_ops("127.0.0.1", server.port, built) if server else built
+    open_op = http_ops("127.0.0.1", server.port, built) if scenario.kind == "http" else built
     server_pid = server.process.pid if server else None
     marks = {}
 
     def started(_client_pids):
         marks["before"] = sampler.snapshot(server_pid)
 
-    outcome = drive(open_op, requests=n, concurrency=c, warmup=w, processes=args.processes,
-                    on_start=started)
-    after = sampler.snapshot(server_pid)
+    try:
+        outcome = drive(open_op, requests=n, concurrency=c, warmup=w, processes=args.processes,
+                        on_start=started)
+        after = sampler.snapshot(server_pid)
+    finally:
+        extra = {}
+        for finisher in ctx.finishers:
+            extra.update(finisher() or {})
     if server:
         server.requests_sent += n + w * c
     result = {"name": scenario.name, "description": scenario.description,
@@ -168,6 +175,7 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
               "background_busy_share": background,
               **report.figures(outcome, expected=scenario.expect)}
     result["cpu"] = cpu.usage(marks.get("before"), after, result["requests"], outcome.client_cpu_s)
+    result.update(extra)
     return result
 
 
@@ -216,9 +224,10 @@ def measure(args: argparse.Namespace) -> dict:
         machine = describe(stack.database_url, stack.redis_url, stack.embedded)
         keys = KeyRing(stack.database_url, stack.secret_key)
         sampler = cpu.Sampler(stack.database_url, stack.redis_url)
-        ctx = Context(stack.database_url, Spec(), marker["start_date"], keys.token)
         settings = {"DATABASE_URL": stack.database_url, "REDIS_URL": stack.redis_url,
                     "SECRET_KEY": stack.secret_key, "REDIS_PREFIX": stack.redis_prefix}
+        ctx = Context(stack.database_url, Spec(), marker["start_date"], keys.token,
+                      settings=settings)
         per_scenario: dict[str, list[dict]] = {n: [] for n in args.names}
         for round_no in range(1, args.rounds + 1):
             print(f"round {round_no}/{args.rounds}" if args.rounds > 1 else "measuring", flush=True)

@@ -6,8 +6,12 @@ run's Context:
   - @http_scenario: the builder returns `make_request(i) -> Request` (method, path, body,
     credentials); i is the request's index, 0..N-1 when measured and negative in warm-up, so a
     scenario can vary hotels or dates deterministically;
-  - @direct_scenario: no HTTP; the builder returns `open_op()`, called once per connection in
-    its thread, which returns `op(i)`: the database floor, timed exactly like a request.
+  - @direct_scenario: the builder returns `open_op()`, called once per connection in its
+    thread, which returns `op(i)`, timed exactly like a request: the database floor, or (with
+    `server="app"`, the server's address in `ctx.base_url`) a flow of several requests.
+
+A builder may start helpers (a worker process) and register `ctx.finish(fn)`: `fn()` runs when
+the scenario's operations are done, and may return extra figures for its result.
 
 Adding one:
 
@@ -26,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Callable
+from typing import Callable, Optional
 
 from connectivity import API_PREFIX
 
@@ -45,6 +49,13 @@ class Context:
     ari_start: date                       # first generated ARI date
     issue_token: Callable[..., str]       # (scenario, preset, signed, partner) -> token
     scenario: str = ""
+    # What the Procfile's processes are given (DATABASE_URL, REDIS_URL, SECRET_KEY, ...).
+    settings: dict = field(default_factory=dict)
+    base_url: Optional[str] = None        # the server of the scenario, when it has one
+    finishers: list = field(default_factory=list)
+
+    def finish(self, fn: Callable[[], Optional[dict]]) -> None:
+        self.finishers.append(fn)
 
     def token(self, preset: str = "pull", *, signed: bool | None = None,
               partner: str = ALL_PARTNER) -> str:
@@ -75,6 +86,7 @@ class Scenario:
     description: str
     server: str | None                    # "app", "bare", or None (no HTTP)
     build: Callable[[Context], Callable]
+    kind: str = "http"                    # "http": requests; "direct": operations of its own
     # Per-scenario defaults; the command line overrides them.
     requests: int | None = None
     concurrency: int | None = None
@@ -92,7 +104,7 @@ def http_scenario(name: str, description: str, *, server: str = "app", **options
     return register
 
 
-def direct_scenario(name: str, description: str, **options):
+def direct_scenario(name: str, description: str, server: str | None = None, **options):
     def register(build):
         def build_ops(ctx: Context):
             open_op = build(ctx)
@@ -105,7 +117,7 @@ def direct_scenario(name: str, description: str, **options):
                     return result if isinstance(result, str) else "ok"
                 return labelled
             return open_labelled
-        REGISTRY[name] = Scenario(name, description, None, build_ops,
+        REGISTRY[name] = Scenario(name, description, server, build_ops, kind="direct",
                                   expect=lambda s: s == "ok", **options)
         return build
     return register
@@ -138,6 +150,11 @@ TARGETS = (
     at_most("search", "p50_ms", 50, "ms"),
     ratio("search", "p50_ms", "search-floor", 2.0, at_least=False),
     at_most("rates", "p50_ms", 25, "ms"),
+    at_most("ari-accept", "p50_ms", 300, "ms"),
+    at_most("ari-apply", "max_ms", 2000, "ms"),
+    Target("ari-apply apply_p50_ms <= 3x ari-floor p50_ms", ("ari-apply", "ari-floor"),
+           lambda r: r["ari-apply"]["apply_p50_ms"] / r["ari-floor"]["p50_ms"],
+           lambda v: v <= 3.0, "x"),
 )
 
 

@@ -50,7 +50,8 @@ class LazyPool:
 
 
 class Database:
-    def __init__(self, url: str, *, max_size: int = 8, timeout: float = 5.0, retries: int = 5):
+    def __init__(self, url: str, *, max_size: int = 8, timeout: float = 5.0, retries: int = 5,
+                 application_name: str = "pcs-web"):
         self._retries = retries
         self._pool = LazyPool(
             url,
@@ -59,7 +60,8 @@ class Database:
             timeout=timeout,
             # No JIT: our statements are short and planned with cost estimates that can cross
             # jit_above_cost; compiling the search statement took 1.6 s for 30 ms of work.
-            kwargs={"row_factory": dict_row, "autocommit": False, "options": "-c jit=off"},
+            kwargs={"row_factory": dict_row, "autocommit": False, "options": "-c jit=off",
+                    "application_name": application_name},
             # A connection broken by a database restart is found and replaced before it is used.
             check=ConnectionPool.check_connection,
             name="connectivity",

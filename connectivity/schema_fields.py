@@ -42,3 +42,43 @@ class Money(fields.Field):
         if not isinstance(value, Decimal):
             raise TypeError(f"Money wants a Decimal, got {type(value).__name__}")
         return int(value) if value == value.to_integral_value() else float(value)
+
+
+class Amount(fields.Decimal):
+    """An amount a partner sends: a JSON number or a numeric string (contract section 1), at
+    least 0, read exactly as written (a JSON 0.1 is 0.1, never the float nearest to it).
+
+    Bounded, because a bound nobody sets is one PostgreSQL sets with an error: no more than 12
+    digits before the point (a nightly rate, a stay's total) and 6 after it."""
+
+    MAX = Decimal("1e12")
+    PLACES = 6
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("metadata", {})
+        kwargs["metadata"] = {"type": "number", "minimum": 0, "exclusiveMaximum": 10 ** 12,
+                              **kwargs["metadata"]}
+        super().__init__(as_string=False, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> Decimal:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise ValidationError("must be a number or a numeric string")
+        amount = super()._deserialize(value, attr, data, **kwargs)
+        if amount < 0:
+            raise ValidationError("must be at least 0")
+        if amount >= self.MAX:
+            raise ValidationError("must be less than 1000000000000")
+        if amount.as_tuple().exponent < -self.PLACES and amount != amount.quantize(
+                Decimal(1).scaleb(-self.PLACES)):
+            raise ValidationError(f"must have at most {self.PLACES} decimal places")
+        return amount
+
+
+class Flag(fields.Boolean):
+    """A JSON `true` or `false`, nothing else: marshmallow's Boolean also reads "yes", "on", 1
+    and "f", and a partner who sends those has a bug to hear about, not a guess."""
+
+    def _deserialize(self, value, attr, data, **kwargs) -> bool:
+        if not isinstance(value, bool):
+            raise ValidationError("must be true or false")
+        return value

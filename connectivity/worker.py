@@ -1,29 +1,64 @@
-"""The Procfile's worker: an RQ worker on Redis for the asynchronous ARI batches.
+"""The Procfile's worker: an RQ worker on Redis that applies the accepted ARI batches.
 
 HerokuWorker turns a platform's SIGTERM into a clean stop: the job in hand is given the chance
-to finish (and, past the grace period, is left to be picked up again from PostgreSQL)."""
+to finish (and, past the grace period, is left to be picked up again from PostgreSQL). Its
+periodic maintenance also looks for batches Redis lost (ari/queue.py), and so does its start-up.
+
+`python -m connectivity.worker [--burst]`: --burst works off the queue and exits."""
 
 from __future__ import annotations
+
+import argparse
 
 import redis
 from rq.worker import HerokuWorker
 
+from .ari import jobs
+from .ari.queue import BatchQueue, queue_name, requeue_stranded_batches
+from .db import Database
 from .logs import configure_logging
 from .settings import Settings
 
-ARI_QUEUE = "ari"
+# How often the worker looks for stranded batches (RQ's maintenance interval), and how old an
+# unfinished batch must be before it counts as stranded.
+RECOVERY_INTERVAL_SECONDS = 30
+STRANDED_AFTER_SECONDS = 60
 
 
-def queue_name(settings: Settings) -> str:
-    # Prefixed like every Redis key, so a shared Redis keeps services and test runs apart.
-    return f"{settings.redis_prefix}{ARI_QUEUE}"
+class BatchWorker(HerokuWorker):
+    def __init__(self, *args, batch_queue: BatchQueue, database: Database, **kwargs):
+        super().__init__(*args, maintenance_interval=RECOVERY_INTERVAL_SECONDS, **kwargs)
+        self.batch_queue = batch_queue
+        self.database = database
+
+    def run_maintenance_tasks(self):
+        super().run_maintenance_tasks()
+        requeue_stranded_batches(self.database, self.batch_queue,
+                                 older_than_seconds=STRANDED_AFTER_SECONDS)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    options = argparse.ArgumentParser(prog="python -m connectivity.worker")
+    options.add_argument("--burst", action="store_true", help="exit once the queue is empty")
+    args = options.parse_args(argv)
     settings = Settings.from_env()
     configure_logging(settings.log_level)
+    # Two databases, because each job runs in a fork of this process: the jobs' pool is never
+    # opened here, so every fork opens its own; recovery, which runs here, has the other.
+    jobs.use_database(Database(settings.database_url, max_size=1,
+                               timeout=settings.db_pool_timeout_seconds,
+                               application_name="pcs-worker"))
+    recovery = Database(settings.database_url, max_size=1,
+                        timeout=settings.db_pool_timeout_seconds,
+                        application_name="pcs-worker-recovery")
     connection = redis.Redis.from_url(settings.redis_url)
-    HerokuWorker([queue_name(settings)], connection=connection).work(with_scheduler=True)
+    worker = BatchWorker([queue_name(settings.redis_prefix)], connection=connection,
+                         batch_queue=BatchQueue(connection, settings.redis_prefix),
+                         database=recovery)
+    try:
+        worker.work(burst=args.burst, with_scheduler=not args.burst)
+    finally:
+        recovery.close()
 
 
 if __name__ == "__main__":

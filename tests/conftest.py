@@ -15,7 +15,10 @@ import redis
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from rq import Queue
+
 from app import create_app
+from connectivity.ari.queue import queue_name
 from connectivity.auth.credentials import SigningVault
 from connectivity.devstack import LOCAL, EmbeddedPostgres, EmbeddedRedis
 from connectivity.operator.catalog import load_catalog, parse_catalog
@@ -97,6 +100,10 @@ def clean_state(request):
     keys = list(client.scan_iter(match=f"{services.redis_prefix}*", count=1000))
     if keys:
         client.delete(*keys)
+    # RQ keeps its keys under rq:, named after our (prefixed) queue: jobs an earlier test
+    # enqueued must not be worked off by this one's worker.
+    Queue(queue_name(services.redis_prefix), connection=client).empty()
+    client.close()
     yield
 
 

@@ -1,33 +1,95 @@
+from flask import current_app
 
 from .. import API_PREFIX
 from ..api import ApiBlueprint
-from ..auth.access import requires
+from ..auth.access import current_caller, requires
 from ..docs import GUARDED, WITH_BODY, error_responses
-from ..pending import not_implemented
+from ..envelope import enveloped
+from .batches import accept_batch, batch_outcome
+from .schemas import (MAX_ARI_ITEMS, MAX_RESTRICTION_ITEMS, AriRequestSchema,
+                      BatchAcceptedSchema, BatchOutcomeSchema, RestrictionsRequestSchema)
 
 blp = ApiBlueprint("ari", __name__, url_prefix=API_PREFIX,
                 description="ARI push: rates, inventory and restrictions, applied asynchronously.")
 
+def described(text: str):
+    """Give a view its OpenAPI description when the text is built, not literal."""
+    def describe(view):
+        view.__doc__ = text
+        return view
+    return describe
+
+
+_ACCEPTANCE = """
+
+The whole request is checked against the field rules first: any violation is 422
+`validation_failed` with every failing path, and nothing is stored. 404 `not_found` when the
+hotel code is not mapped for the caller (a paused distribution still accepts ARI). Otherwise the
+batch is stored durably and answered 202 with its `batch_id`; a worker applies it shortly after
+(GET /ari/batches/{batchId} tells the outcome). Items that pass the rules but cannot apply are
+rejected rows with a code, while the rest applies: `unknown_room_type`, `unknown_rate_plan`,
+`rate_plan_not_for_room_type`, `price_without_rate_plan`, `currency_mismatch`,
+`min_stay_above_max_stay`, `date_in_past` (before yesterday in the hotel's timezone),
+`date_too_far` (more than 2 years ahead).
+
+Semantics: a per-date, per-field upsert. Fields sent overwrite, fields absent stay as they were;
+sending the same batch again changes nothing. Batches take effect in the order they were
+accepted, field by field, even if applied out of order: a value is never overwritten by an older
+batch's. Within one batch, a later item for the same date wins."""
+
+
+_PUT_ARI = f"""Upsert rates and inventory per date (scope ari.write)
+
+Up to {MAX_ARI_ITEMS} items per request. Inventory (`availability`) belongs to the room type;
+prices (`rate`, `single_rate`, `extra_adult_rate`, `extra_child_rate`, per night and room, in the
+rate plan's currency) need a `rate_plan_code`; restrictions are the rate plan's when
+`rate_plan_code` is sent, else the room type's.""" + _ACCEPTANCE
+
 
 @blp.route("/ari", methods=["PUT"])
-@error_responses(blp, *GUARDED, *WITH_BODY, 501)
+@blp.arguments(AriRequestSchema)
+@blp.response(202, enveloped(BatchAcceptedSchema))
+@error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires("ari.write")
-def put_ari():
-    """Upsert rates and inventory per date (scope ari.write)"""
-    not_implemented()
+@described(_PUT_ARI)
+def put_ari(request):
+    return _accept("ari", request)
+
+
+_PUT_RESTRICTIONS = f"""Upsert restrictions over date ranges (scope restriction.write)
+
+Up to {MAX_RESTRICTION_ITEMS} items, each a range `from_date`..`to_date` (inclusive), narrowed
+to `days_of_week` (0 = Monday ... 6 = Sunday) when sent. A range that starts before yesterday
+(hotel time) applies from yesterday on.""" + _ACCEPTANCE
 
 
 @blp.route("/ari/restrictions", methods=["PUT"])
-@error_responses(blp, *GUARDED, *WITH_BODY, 501)
+@blp.arguments(RestrictionsRequestSchema)
+@blp.response(202, enveloped(BatchAcceptedSchema))
+@error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires("restriction.write")
-def put_restrictions():
-    """Upsert restrictions over date ranges (scope restriction.write)"""
-    not_implemented()
+@described(_PUT_RESTRICTIONS)
+def put_restrictions(request):
+    return _accept("restrictions", request)
 
 
 @blp.route("/ari/batches/<batch_id:batchId>", methods=["GET"])
-@error_responses(blp, *GUARDED, 404, 501)
+@blp.response(200, enveloped(BatchOutcomeSchema))
+@error_responses(blp, *GUARDED, 404)
 @requires("ari.write", "restriction.write", any_of=True)
 def get_batch(batchId):  # noqa: N803 - the specification's parameter name
-    """Outcome of an accepted batch (scope ari.write or restriction.write)"""
-    not_implemented()
+    """Outcome of an accepted batch (scope ari.write or restriction.write)
+
+    Read from the service's database, so it stays available after the queue forgets the job.
+    `status`: `queued`, `processing`, then `applied` (every item applied), `partially_applied`
+    (some rejected, with `rejected[].index` their 0-based position in `items`, a `code` and a
+    `message`), `rejected` (none applied) or `failed` (processing itself failed after retries).
+    Visible to every key of the partner holding `ari.write` or `restriction.write`; another
+    partner's batch id is 404 `not_found`, as is one that does not exist."""
+    return batch_outcome(current_app.extensions["connectivity.db"], current_caller(), batchId)
+
+
+def _accept(kind: str, request: dict) -> dict:
+    return accept_batch(current_app.extensions["connectivity.db"],
+                        current_app.extensions["connectivity.ari_queue"], current_caller(),
+                        kind, request)

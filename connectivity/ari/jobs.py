@@ -1,0 +1,49 @@
+"""The RQ jobs of the ARI push. They take a batch id, never an object, and import no Flask app:
+the worker process gives them their database (`use_database`), else they build one from the
+environment as the Procfile's worker runs."""
+
+from __future__ import annotations
+
+import structlog
+
+from ..db import Database
+from ..queries import queries
+from ..settings import Settings
+from .apply import apply_batch
+
+log = structlog.get_logger(__name__)
+
+_database: Database | None = None
+
+
+def use_database(db: Database) -> None:
+    global _database
+    _database = db
+
+
+def database() -> Database:
+    global _database
+    if _database is None:
+        settings = Settings.from_env()
+        _database = Database(settings.database_url, max_size=2,
+                             timeout=settings.db_pool_timeout_seconds)
+    return _database
+
+
+def apply_ari_batch(batch_id: str) -> dict | None:
+    outcome = apply_batch(database(), batch_id)
+    log.info("ari_batch_applied" if outcome else "ari_batch_already_finished",
+             batch_id=batch_id, **(outcome or {}))
+    return outcome
+
+
+def batch_job_failed(job, connection, exc_type, exc_value, traceback) -> None:
+    """RQ's failure callback. A failure with retries left is only logged; after the last one
+    the batch is reported `failed` (its error class only: messages can quote data)."""
+    log.error("ari_batch_job_failed", batch_id=job.id, error=exc_type.__name__,
+              retries_left=job.retries_left or 0)
+    if job.retries_left:
+        return
+    with database().connection() as conn:
+        queries().ari.fail_batch(conn, id=job.id,
+                                 failure=f"processing failed: {exc_type.__name__}")

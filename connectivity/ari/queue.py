@@ -1,0 +1,87 @@
+"""The signal that a batch is waiting: an RQ job on Redis whose id is the batch id.
+
+PostgreSQL holds the batch; Redis may lose the job (down when the batch was accepted, flushed,
+or holding the job of a worker that died). `requeue_stranded_batches` puts such batches back on
+the queue; the worker runs it at start-up and then periodically. A job that runs twice is
+harmless: applying a batch locks its row and does nothing once the batch is finished."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import structlog
+from redis import Redis
+from redis.exceptions import RedisError
+from rq import Callback, Queue, Retry
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+
+from ..db import Database
+from ..queries import queries
+
+log = structlog.get_logger(__name__)
+
+ARI_QUEUE = "ari"
+# A 1,000-range restrictions batch can expand to hundreds of thousands of days.
+JOB_TIMEOUT_SECONDS = 900
+# A failing apply is tried again before the batch is reported `failed`.
+JOB_RETRY = Retry(max=3, interval=[5, 30, 120])
+# RQ keeps results briefly; the outcome lives in PostgreSQL (GET /ari/batches).
+RESULT_TTL_SECONDS = 600
+# Jobs still waiting for a worker: nothing to recover.
+WAITING = {JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED}
+
+
+def queue_name(redis_prefix: str) -> str:
+    # Prefixed like every Redis key, so a shared Redis keeps services and test runs apart.
+    return f"{redis_prefix}{ARI_QUEUE}"
+
+
+class BatchQueue:
+    def __init__(self, connection: Redis, redis_prefix: str):
+        self.connection = connection
+        self.queue = Queue(queue_name(redis_prefix), connection=connection)
+
+    def enqueue(self, batch_id: str) -> bool:
+        """Put the batch's job on the queue; False (and a warning) when Redis cannot be reached,
+        which loses nothing: the batch is in PostgreSQL and recovery enqueues it later."""
+        try:
+            self.queue.enqueue(
+                "connectivity.ari.jobs.apply_ari_batch", batch_id, job_id=batch_id,
+                job_timeout=JOB_TIMEOUT_SECONDS, retry=JOB_RETRY, result_ttl=RESULT_TTL_SECONDS,
+                on_failure=Callback("connectivity.ari.jobs.batch_job_failed"))
+        except (RedisError, OSError) as exc:
+            log.warning("ari_batch_not_enqueued", batch_id=batch_id, error=str(exc))
+            return False
+        return True
+
+    def waiting_or_alive(self, batch_id: str, heartbeat_grace: dt.timedelta) -> bool:
+        """Whether the batch's job is queued, or running with a recent heartbeat."""
+        try:
+            job = Job.fetch(batch_id, connection=self.connection)
+        except NoSuchJobError:
+            return False
+        status = job.get_status(refresh=False)
+        if status in WAITING:
+            return True
+        if status == JobStatus.STARTED and job.last_heartbeat is not None:
+            age = dt.datetime.now(dt.timezone.utc) - job.last_heartbeat.replace(
+                tzinfo=job.last_heartbeat.tzinfo or dt.timezone.utc)
+            return age < heartbeat_grace
+        return False
+
+
+def requeue_stranded_batches(db: Database, queue: BatchQueue, *, older_than_seconds: float = 60,
+                             heartbeat_grace_seconds: float = 120,
+                             max_count: int = 1000) -> list[str]:
+    """Enqueue again every unfinished batch older than `older_than_seconds` whose job is
+    neither waiting nor running (its worker's heartbeat fresher than the grace)."""
+    with db.connection() as conn:
+        stranded = [row["id"] for row in queries().ari.stranded_batches(
+            conn, older_than_seconds=older_than_seconds, max_count=max_count)]
+    grace = dt.timedelta(seconds=heartbeat_grace_seconds)
+    requeued = [batch_id for batch_id in stranded
+                if not queue.waiting_or_alive(batch_id, grace) and queue.enqueue(batch_id)]
+    if requeued:
+        log.warning("ari_batches_requeued", count=len(requeued), batch_ids=requeued[:20])
+    return requeued

@@ -1,0 +1,120 @@
+"""Requests and responses of PUT /ari, PUT /ari/restrictions and GET /ari/batches/{batchId}.
+
+The field rules are the specification's tables: a violation anywhere rejects the whole request
+(422 with every failing path) and nothing is stored. What can only be judged against the
+catalogue (an unknown code, a currency other than the plan's...) is the worker's: a rejected
+row in the batch outcome, while the rest applies."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from .. import validators
+from ..schema_fields import Amount, Day, Flag
+
+MAX_ARI_ITEMS = 5000
+MAX_RESTRICTION_ITEMS = 1000
+CODE = validate.Length(min=1, max=120)
+STAY_NIGHTS = validate.Range(1, 365)
+BATCH_STATUSES = ("queued", "processing", "applied", "partially_applied", "rejected", "failed")
+# The codes of a rejected row (contract section 8), with what each means.
+REJECTION_CODES = {
+    "unknown_room_type": "the room type code is not mapped for this hotel",
+    "unknown_rate_plan": "the rate plan code is not mapped for this hotel",
+    "rate_plan_not_for_room_type": "the rate plan does not sell this room type",
+    "price_without_rate_plan": "a price needs a rate_plan_code (prices belong to a rate plan)",
+    "currency_mismatch": "the currency is not the rate plan's",
+    "min_stay_above_max_stay": "min_stay is above max_stay",
+    "date_in_past": "the date (or the whole range) is before yesterday in the hotel's timezone",
+    "date_too_far": "the date (or the range's end) is more than 2 years ahead",
+}
+
+
+class RestrictionFields(Schema):
+    """Restrictions: on a rate plan when `rate_plan_code` is sent, else on the room type and so
+    on every rate plan selling it (contract section 8)."""
+
+    closed = Flag(metadata={
+        "description": "not sellable whatever the availability"})
+    min_stay = fields.Integer(strict=True, validate=STAY_NIGHTS, metadata={
+        "description": "nights, judged on the check-in date"})
+    max_stay = fields.Integer(strict=True, validate=STAY_NIGHTS, metadata={
+        "description": "nights, judged on the check-in date"})
+    closed_to_arrival = Flag()
+    closed_to_departure = Flag()
+
+
+class AriItemSchema(RestrictionFields):
+    room_type_code = fields.String(required=True, validate=CODE)
+    rate_plan_code = fields.String(validate=CODE, metadata={
+        "description": "absent for an update of inventory (or room-type restrictions) only"})
+    date = Day(required=True)
+    availability = fields.Integer(strict=True, validate=validate.Range(0, 9999), metadata={
+        "description": "rooms left to sell for the room type on this date"})
+    rate = Amount(metadata={"description": "per night, per room, in the rate plan's currency"})
+    currency = fields.String(validate=validators.currency_code, metadata={
+        "description": "ISO 4217; when sent it must be the rate plan's (else a rejected row)"})
+    single_rate = Amount(metadata={"description": "the night's price for one adult"})
+    extra_adult_rate = Amount(metadata={"description": "per adult above the plan's base"})
+    extra_child_rate = Amount(metadata={"description": "per child"})
+
+
+class RestrictionItemSchema(RestrictionFields):
+    room_type_code = fields.String(required=True, validate=CODE)
+    rate_plan_code = fields.String(validate=CODE, metadata={
+        "description": "absent: the restriction is the room type's, for all its rate plans"})
+    from_date = Day(required=True)
+    to_date = Day(required=True, metadata={"description": "on or after from_date; inclusive"})
+    days_of_week = fields.List(
+        fields.Integer(strict=True, validate=validate.Range(0, 6)),
+        validate=validate.Length(min=1, max=7),
+        metadata={"description": "0 = Monday ... 6 = Sunday; the weekdays of the range it "
+                                 "applies to. Absent: all seven (an empty list selects none "
+                                 "and is refused)"})
+
+    @validates_schema(skip_on_field_errors=False)
+    def _range(self, data, **_):
+        start, end = data.get("from_date"), data.get("to_date")
+        if start is not None and end is not None and end < start:
+            raise ValidationError("must be on or after from_date", "to_date")
+
+
+class AriRequestSchema(Schema):
+    hotel_code = fields.String(required=True, validate=CODE)
+    items = fields.List(fields.Nested(AriItemSchema), required=True,
+                        validate=validate.Length(min=1, max=MAX_ARI_ITEMS), metadata={
+                            "description": f"1-{MAX_ARI_ITEMS} per-date upserts (a hard cap: "
+                                           "split larger pushes)"})
+
+
+class RestrictionsRequestSchema(Schema):
+    hotel_code = fields.String(required=True, validate=CODE)
+    items = fields.List(fields.Nested(RestrictionItemSchema), required=True,
+                        validate=validate.Length(min=1, max=MAX_RESTRICTION_ITEMS), metadata={
+                            "description": f"1-{MAX_RESTRICTION_ITEMS} date-range upserts"})
+
+
+class BatchAcceptedSchema(Schema):
+    batch_id = fields.String(required=True)
+    status = fields.String(required=True, metadata={"enum": ["queued"]})
+    item_count = fields.Integer(required=True)
+
+
+class RejectedRowSchema(Schema):
+    index = fields.Integer(required=True, metadata={"description": "0-based position in items"})
+    code = fields.String(required=True, metadata={"enum": sorted(REJECTION_CODES)})
+    message = fields.String(required=True)
+
+
+class BatchOutcomeSchema(Schema):
+    batch_id = fields.String(required=True)
+    kind = fields.String(required=True, metadata={"enum": ["ari", "restrictions"]})
+    hotel_code = fields.String(required=True)
+    status = fields.String(required=True, metadata={"enum": list(BATCH_STATUSES)})
+    item_count = fields.Integer(required=True)
+    applied_count = fields.Integer(required=True)
+    rejected_count = fields.Integer(required=True)
+    rejected = fields.List(fields.Nested(RejectedRowSchema), required=True)
+    received_at = fields.AwareDateTime(required=True)
+    applied_at = fields.AwareDateTime(required=True, allow_none=True, metadata={
+        "description": "when the outcome was recorded; null while queued or processing"})

@@ -1,0 +1,137 @@
+"""Nothing accepted is lost: a batch accepted while Redis is down, and a worker process killed
+with SIGKILL in the middle of a batch, both end applied exactly once."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+
+from app import create_app
+from connectivity.ari.queue import requeue_stranded_batches
+from tests.api.helpers import assert_envelope_success
+from tests.discovery.ari import set_room_days
+
+from .conftest import API, START, day
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def batch_row(db, batch_id: str) -> dict:
+    with db.connection() as conn:
+        return conn.execute("SELECT status, attempts, applied_count FROM ari_batches "
+                            "WHERE id = %s", (batch_id,)).fetchone()
+
+
+def test_a_batch_accepted_while_redis_is_down_is_applied_once_it_returns(
+        settings, db, issue, catalog, batch_queue, work, room_days, outcome):
+    down = create_app(dataclasses.replace(settings, redis_url="redis://127.0.0.1:1/0"))
+    try:
+        # An unsigned key: a signed request needs Redis for its nonce and fails closed.
+        key = issue("push", signed=False)
+        response = down.test_client().put(
+            f"{API}/ari", json={"hotel_code": "ACME-LIS", "items": [
+                {"room_type_code": "ACME-DBL", "date": day(0), "availability": 4}]},
+            headers={"Authorization": f"Bearer {key.token}"})
+        batch_id = assert_envelope_success(response, 202)["batch_id"]
+    finally:
+        down.extensions["connectivity.db"].close()
+        down.extensions["connectivity.guards"].close()
+
+    assert work() == 0  # the queue never heard of it
+    assert batch_row(db, batch_id)["status"] == "queued"
+    assert requeue_stranded_batches(db, batch_queue, older_than_seconds=0) == [batch_id]
+    # Recovery run again while the job waits does not queue it twice.
+    assert requeue_stranded_batches(db, batch_queue, older_than_seconds=0) == []
+    assert work() == 1
+    assert room_days("LIS1", "DBL")[day(0)]["available"] == 4
+    assert outcome(batch_id, headers={"Authorization": f"Bearer {key.token}"})[
+        "status"] == "applied"
+
+
+def test_a_worker_killed_mid_batch_leaves_it_to_be_applied_exactly_once(
+        services, settings, db, put, batch_queue, work, room_days, plan_days):
+    set_room_days(db, "LIS1", "DBL", [START], available=3)
+    batch_id = put([{"room_type_code": "ACME-DBL", "rate_plan_code": "ACME-BAR",
+                     "date": day(0), "rate": 125},
+                    {"room_type_code": "ACME-DBL", "date": day(0), "availability": 9}])
+    with psycopg.connect(services.database_url) as blocker:
+        # Hold the row the batch writes, so the worker stops inside its transaction.
+        blocker.execute("SELECT 1 FROM room_type_days WHERE date = %s FOR UPDATE", (START,))
+        worker = start_worker(services, settings)
+        try:
+            assert wait_for(lambda: worker_waiting_on_lock(services.database_url)), \
+                "the worker never reached the locked row"
+            assert batch_row(db, batch_id)["status"] == "processing"
+            kill_with_work_horses(worker)
+        finally:
+            if worker.poll() is None:
+                kill_with_work_horses(worker)
+        blocker.rollback()
+    # PostgreSQL rolls the dead worker's transaction back: nothing of the batch is there.
+    assert wait_for(lambda: not worker_backends(services.database_url))
+    assert batch_row(db, batch_id) == {"status": "processing", "attempts": 1,
+                                       "applied_count": 0}
+    assert room_days("LIS1", "DBL")[day(0)]["available"] == 3
+    assert plan_days("LIS1", "DBL", "BAR") == {}
+
+    # The killed worker's job is STARTED in Redis with a stale heartbeat: recovery requeues it.
+    assert requeue_stranded_batches(db, batch_queue, older_than_seconds=0,
+                                    heartbeat_grace_seconds=0) == [batch_id]
+    assert work() == 1
+    assert batch_row(db, batch_id) == {"status": "applied", "attempts": 2, "applied_count": 2}
+    assert room_days("LIS1", "DBL")[day(0)]["available"] == 9
+    assert plan_days("LIS1", "DBL", "BAR")[day(0)]["rate"] == 125
+
+
+def start_worker(services, settings) -> subprocess.Popen:
+    env = {**os.environ, "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
+           "REDIS_PREFIX": services.redis_prefix, "SECRET_KEY": settings.secret_key}
+    return subprocess.Popen([sys.executable, "-m", "connectivity.worker", "--burst"], cwd=ROOT,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def kill_with_work_horses(worker: subprocess.Popen) -> None:
+    """SIGKILL the worker and the work horse it forked for the job (RQ starts each horse in a
+    session of its own, out of reach of a signal to the worker's group)."""
+    for pid in [*children_of(worker.pid), worker.pid]:
+        os.kill(pid, signal.SIGKILL)
+    worker.wait(timeout=10)
+
+
+def children_of(pid: int) -> list[int]:
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            children.append(int(stat.parent.name))
+    return children
+
+
+def worker_backends(database_url: str) -> list[dict]:
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        return conn.execute(
+            "SELECT wait_event_type FROM pg_stat_activity WHERE datname = current_database() "
+            "AND application_name = 'pcs-worker'").fetchall()
+
+
+def worker_waiting_on_lock(database_url: str) -> bool:
+    return any(row[0] == "Lock" for row in worker_backends(database_url))
+
+
+def wait_for(condition, timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
