@@ -64,14 +64,25 @@ class Amount(fields.Decimal):
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise ValidationError("must be a number or a numeric string")
         amount = super()._deserialize(value, attr, data, **kwargs)
-        if amount < 0:
-            raise ValidationError("must be at least 0")
-        if amount >= self.MAX:
-            raise ValidationError("must be less than 1000000000000")
-        if amount.as_tuple().exponent < -self.PLACES and amount != amount.quantize(
-                Decimal(1).scaleb(-self.PLACES)):
-            raise ValidationError(f"must have at most {self.PLACES} decimal places")
+        problem = amount_problem(amount)
+        if problem:
+            raise ValidationError(problem)
         return amount
+
+
+def amount_problem(amount: Decimal) -> str | None:
+    """What is wrong with a finite amount a partner sent (Amount's bounds), or None."""
+    if amount < 0:
+        return "must be at least 0"
+    if amount >= Amount.MAX:
+        return "must be less than 1000000000000"
+    if amount.as_tuple().exponent < -Amount.PLACES and amount != amount.quantize(
+            _SMALLEST_PLACE):
+        return f"must have at most {Amount.PLACES} decimal places"
+    return None
+
+
+_SMALLEST_PLACE = Decimal(1).scaleb(-Amount.PLACES)
 
 
 class Flag(fields.Boolean):

@@ -11,6 +11,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from .. import validators
 from ..schema_fields import Amount, Day, Flag
+from .quick_items import quick_ari_items
 
 MAX_ARI_ITEMS = 5000
 MAX_RESTRICTION_ITEMS = 1000
@@ -85,6 +86,18 @@ class AriRequestSchema(Schema):
                         validate=validate.Length(min=1, max=MAX_ARI_ITEMS), metadata={
                             "description": f"1-{MAX_ARI_ITEMS} per-date upserts (a hard cap: "
                                            "split larger pushes)"})
+
+    def load(self, data, *, many=None, partial=None, unknown=None):
+        # A request whose every item is plainly valid is read by quick_items, in a tenth of the
+        # time; anything else is read (and judged) by the schema.
+        if not many and not partial and isinstance(data, dict) and data.keys() == {
+                "hotel_code", "items"}:
+            hotel_code = data["hotel_code"]
+            if type(hotel_code) is str and 1 <= len(hotel_code) <= 120:
+                items = quick_ari_items(data["items"])
+                if items is not None:
+                    return {"hotel_code": hotel_code, "items": items}
+        return super().load(data, many=many, partial=partial, unknown=unknown)
 
 
 class RestrictionsRequestSchema(Schema):

@@ -23,7 +23,8 @@ SELECT id AS batch_id, kind, hotel_code, status, item_count, applied_count, reje
 -- name: mark_processing(id)!
 -- Committed on its own before the apply, so GET /ari/batches shows the work in hand; a batch
 -- already finished is left alone.
-UPDATE ari_batches SET status = 'processing', attempts = attempts + 1, started_at = now()
+UPDATE ari_batches SET status = 'processing', attempts = attempts + 1,
+       started_at = clock_timestamp()
  WHERE id = :id AND status IN ('queued', 'processing');
 
 -- name: lock_unfinished_batch(id)^
@@ -40,12 +41,13 @@ UPDATE ari_batches
                      WHEN :applied_count = 0 THEN 'rejected'
                      ELSE 'partially_applied' END,
        applied_count = :applied_count, rejected_count = :rejected_count,
-       rejected = :rejected, applied_at = now(), failure = NULL
+       -- The moment the outcome is written, not the transaction's start (now()).
+       rejected = :rejected, applied_at = clock_timestamp(), failure = NULL
  WHERE id = :id;
 
 -- name: fail_batch(id, failure)!
 -- Processing itself failed, after the job's retries: reported, and left for an operator.
-UPDATE ari_batches SET status = 'failed', failure = :failure, applied_at = now()
+UPDATE ari_batches SET status = 'failed', failure = :failure, applied_at = clock_timestamp()
  WHERE id = :id AND status IN ('queued', 'processing');
 
 -- name: stranded_batches(older_than_seconds, max_count)
