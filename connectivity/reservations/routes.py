@@ -1,3 +1,8 @@
+"""POST /reservations and its cancel and modify: reservations already confirmed with a guest,
+pushed by a channel manager. Never refused for inventory; disagreements are reconciled."""
+
+import inspect
+
 from flask import current_app, g, request
 
 from .. import API_PREFIX
@@ -26,7 +31,7 @@ RECONCILIATION_DOC = """
 
 def _documented(view):
     # Under @blp.route, which reads the docstring into the OpenAPI description.
-    view.__doc__ = view.__doc__.rstrip() + "\n" + RECONCILIATION_DOC
+    view.__doc__ = inspect.cleandoc(view.__doc__) + "\n\n" + RECONCILIATION_DOC.strip()
     return view
 
 
