@@ -32,7 +32,8 @@ def test_first_delivery_is_201_takes_inventory_and_is_clean(client, push, lisbon
     assert booked["rooms"][0]["nightly_rates"][0] == {"date": day(0).isoformat(), "amount": 100}
     assert available(db, "DBL") == [4, 4, 5, 5, 5, 5]
     assert available(db, "SGL") == [3] * 6
-    assert [v["kind"] for v in versions(db, "CM-1")] == ["create"]
+    [kept] = versions(db, "CM-1")
+    assert kept["kind"] == "create" and kept["payload"] == reservation()  # as received
 
 
 def test_redelivery_returns_the_original_acknowledgement_and_takes_nothing_more(
@@ -245,3 +246,13 @@ def test_a_signed_push_key_delivers(client, issue, lisbon, db):
     response = client.post(API + "/reservations", data=body, headers=headers,
                            content_type="application/json")
     assert_envelope_success(response, 201)
+
+
+def test_openapi_documents_both_success_statuses(client):
+    document = client.get(API + "/openapi.json").get_json()
+    operation = document["paths"][API + "/reservations"]["post"]
+    assert {"200", "201", "404", "422"} <= set(operation["responses"])
+    for path in ("/reservations", "/reservations/{reference}/cancel",
+                 "/reservations/{reference}/modify"):
+        description = document["paths"][API + path]["post"]["description"]
+        assert "inventory_shortfall" in description and "penalty_claim_differs" in description
