@@ -43,15 +43,18 @@ def push_reservation(conn, caller: Caller, reservation: dict, raw: str,
         raise NotFound(f"hotel {reservation['hotel_code']!r} is not mapped for this partner")
     delivery = _record(conn, row["id"], "create", raw, request_id)
     room_types, rate_plans = _mapped_codes(conn, hotel["mapping_id"])
-    findings = (unmapped_codes(reservation["rooms"], room_types, rate_plans)
-                + nightly_rates_findings(reservation))
 
     # A modify or a cancel may have overtaken the reservation: the latest modify's stay is the
     # current one, and a cancellation stands.
     state = to_json(reservation)
     pending = q.latest_delivery(conn, reservation_id=row["id"], kind="modify", payload=None)
+    modified_rooms = []
     if pending is not None:
-        state = with_modification(state, ModifyRequestSchema().load(pending["payload"]))
+        modification = ModifyRequestSchema().load(pending["payload"])
+        state = with_modification(state, modification)
+        modified_rooms = modification["rooms"]  # unchecked until the hotel was known
+    findings = (unmapped_codes(reservation["rooms"] + modified_rooms, room_types, rate_plans)
+                + nightly_rates_findings(reservation))
     if "cancelled" in (row["status"], reservation["status"]):
         status = "cancelled"
     else:

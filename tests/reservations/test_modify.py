@@ -107,3 +107,14 @@ def test_modify_to_an_unmapped_room_type_is_flagged(client, push, lisbon, db):
     assert [i["code"] for i in data["reconciliation"]] == ["unmapped_room_type"]
     assert available(db, "DBL") == [5] * 6
     assert [i["code"] for i in items(db)] == ["unmapped_room_type"]
+
+
+def test_an_unknown_modify_to_an_unmapped_room_type_is_flagged_when_the_reservation_arrives(
+        client, push, lisbon, db):
+    modify(client, push, new_state(rooms=[
+        {"room_type_code": "NOPE-ROOM", "quantity": 1, "adults": 1},
+        {"room_type_code": "ACME-SGL", "quantity": 1, "adults": 1}]))
+    late = assert_envelope_success(post(client, "/reservations", reservation(), push), 201)
+    assert [i["code"] for i in late["reconciliation"]] == ["unmapped_room_type"]
+    assert available(db, "SGL") == [3, 3, 2, 2, 2, 3]
+    assert available(db, "DBL") == [5] * 6
