@@ -33,3 +33,8 @@ def take_inventory(conn, reservation_id: int, version: int, property_id: int,
 
 def release_inventory(conn, reservation_id: int) -> list[dict]:
     return queries().reservations.release_inventory(conn, reservation_id=reservation_id)
+
+
+def lock_nights(conn, reservation_id: int, property_id: int, wanted: list[dict]) -> None:
+    queries().reservations.lock_nights(conn, reservation_id=reservation_id,
+                                       property_id=property_id, wanted=Jsonb(wanted))

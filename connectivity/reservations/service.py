@@ -19,7 +19,7 @@ from ..errors import NotFound
 from ..queries import queries
 from .findings import (Finding, nightly_rates_findings, penalty_claim_differs, shortfall,
                        unmapped_codes)
-from .inventory import release_inventory, rooms_wanted, take_inventory
+from .inventory import lock_nights, release_inventory, rooms_wanted, take_inventory
 from .penalty import penalty_for_cancellation
 from .reconciliation import reconciliation_of, record_reconciliation
 from .schemas import CancelRequestSchema, ModifyRequestSchema
@@ -118,12 +118,14 @@ def modify_reservation(conn, caller: Caller, reference: str, modification: dict,
         room_types, _ = _mapped_codes(conn, row["mapping_id"])
         findings = unmapped_codes(modification["rooms"], room_types, set())
         # Old state out, new state in, in this one transaction.
-        release_inventory(conn, row["id"])
         state = with_modification(row["state"], modification)
+        wanted = rooms_wanted(state, room_types)
+        lock_nights(conn, row["id"], row["property_id"], wanted)
+        release_inventory(conn, row["id"])
         q.change_reservation(conn, reservation_id=row["id"], state=Jsonb(state),
                              status="modified")
         nights = take_inventory(conn, row["id"], delivery["version"], row["property_id"],
-                                rooms_wanted(state, room_types))
+                                wanted)
         findings += shortfall(nights, {v: k for k, v in room_types.items()})
     record_reconciliation(conn, row["id"], delivery["version"], findings)
     return _answer(conn, row["id"], delivery, [f.public() for f in findings])

@@ -66,3 +66,25 @@ def test_reservations_over_two_room_types_in_either_order_all_land(app, push, li
         "GROUP BY rt.code, n.date ORDER BY rt.code, n.date").fetchall())
     assert {(t["code"], t["taken"], t["wanted"]) for t in taken} == {("DBL", 5, 12),
                                                                       ("SGL", 3, 6)}
+
+
+def test_modifies_swapping_room_types_both_apply(app, push, lisbon, db):
+    client = app.test_client()
+    dbl = {"room_type_code": "ACME-DBL", "quantity": 1, "adults": 2}
+    sgl = {"room_type_code": "ACME-SGL", "quantity": 1, "adults": 1}
+    for ref, rooms in (("SWAP-A", [dbl]), ("SWAP-B", [sgl])):
+        response = client.post(API + "/reservations", json=reservation(
+            ref, rooms=rooms, sell_amount=None, sell_currency=None), headers=push)
+        assert response.status_code == 201
+    stay = {"check_in": day(0).isoformat(), "check_out": day(2).isoformat(),
+            "net_amount": 1, "net_currency": "EUR"}
+    for round_ in range(3):
+        a, b = ([sgl], [dbl]) if round_ % 2 == 0 else ([dbl], [sgl])
+        responses = race(app, [("/reservations/SWAP-A/modify", dict(stay, rooms=a), push),
+                               ("/reservations/SWAP-B/modify", dict(stay, rooms=b), push)])
+        assert [r.status_code for r in responses] == [200, 200]
+        assert available(db, "DBL", nights=2) == [4, 4]
+        assert available(db, "SGL", nights=2) == [2, 2]
+    held = db.run(lambda c: c.execute(
+        "SELECT count(*) AS n FROM reservation_nights WHERE released_at IS NULL").fetchone())
+    assert held["n"] == 4

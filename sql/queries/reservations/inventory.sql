@@ -56,3 +56,19 @@ UPDATE room_type_days d
   FROM owed o JOIN locked l USING (property_id, room_type_id, date)
  WHERE d.property_id = o.property_id AND d.room_type_id = o.room_type_id AND d.date = o.date
 RETURNING d.room_type_id, d.date, o.taken;
+
+-- name: lock_nights(property_id, reservation_id, wanted)
+-- A modify releases the old state's nights and takes the new state's: locking both sets first,
+-- in the one (room type, date) order every statement here uses, keeps two modifies that swap
+-- room types from deadlocking.
+SELECT d.room_type_id, d.date
+  FROM room_type_days d
+ WHERE d.property_id = :property_id
+   AND ((d.room_type_id, d.date) IN (
+            SELECT w.room_type_id, w.date
+              FROM jsonb_to_recordset(:wanted::jsonb) AS w(room_type_id bigint, date date))
+        OR (d.room_type_id, d.date) IN (
+            SELECT n.room_type_id, n.date FROM reservation_nights n
+             WHERE n.reservation_id = :reservation_id AND n.released_at IS NULL))
+ ORDER BY d.room_type_id, d.date
+   FOR UPDATE OF d;
