@@ -14,6 +14,8 @@ from flask.cli import AppGroup
 from ..auth.credentials import SigningVault
 from ..auth.scopes import PRESETS, SCOPES
 from ..queries import queries
+from ..reservations.reconciliation import (UnknownPartner, list_reconciliation,
+                                           resolve_reconciliation)
 from .catalog import CatalogError, load_catalog, parse_catalog
 from .keys import DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key, list_keys, revoke_key
 from .migrations import upgrade
@@ -31,6 +33,8 @@ db_cli = AppGroup("db", help="Database schema.")
 catalog_cli = AppGroup("catalog", help="Properties, partners, mappings and FX rates.")
 keys_cli = AppGroup("keys", help="Partner API keys.")
 distribution_cli = AppGroup("distribution", help="Pause or resume a partner's distribution.")
+reconciliation_cli = AppGroup("reconciliation",
+                              help="Pushed reservations that disagree with the service.")
 
 
 @db_cli.command("upgrade")
@@ -157,6 +161,40 @@ def distribution_resume(partner_code, property_code):
     _set_distribution(partner_code, property_code, True)
 
 
+@reconciliation_cli.command("list")
+@click.option("--partner", "partner_code", help="Only this partner's items.")
+@click.option("--unresolved", is_flag=True, help="Only items not resolved yet.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
+def reconciliation_list(partner_code, unresolved, as_json):
+    """List reconciliation items, oldest first."""
+    try:
+        rows = _db().run(list_reconciliation, partner_code, unresolved)
+    except UnknownPartner as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps([{k: r[k] for k in ("id", "partner_code", "reference", "code",
+                                                  "details", "created_at", "resolved_at")}
+                               for r in rows], default=lambda v: v.isoformat()))
+        return
+    for r in rows:
+        state = f"resolved {r['resolved_at'].isoformat()}" if r["resolved_at"] else "open"
+        click.echo(f"{r['id']}  {r['partner_code']}  {r['environment']}  {r['reference']}  "
+                   f"{r['code']}  {state}\n    {r['message']}  {json.dumps(r['details'])}")
+
+
+@reconciliation_cli.command("resolve")
+@click.argument("item_id", type=click.IntRange(1, 2**63 - 1))
+def reconciliation_resolve(item_id):
+    """Mark reconciliation item ITEM_ID resolved."""
+    outcome, row = _db().run(resolve_reconciliation, item_id)
+    if outcome == "missing":
+        raise click.ClickException(f"no reconciliation item {item_id}")
+    if outcome == "already":
+        click.echo(f"item {item_id} was already resolved at {row['resolved_at'].isoformat()}")
+        return
+    click.echo(f"resolved item {item_id} at {row['resolved_at'].isoformat()}")
+
+
 def register_cli(app: Flask) -> None:
-    for group in (db_cli, catalog_cli, keys_cli, distribution_cli):
+    for group in (db_cli, catalog_cli, keys_cli, distribution_cli, reconciliation_cli):
         app.cli.add_command(group)

@@ -1,0 +1,40 @@
+"""Inventory held by a pushed reservation: taken as far as it goes, released exactly."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+
+from psycopg.types.json import Jsonb
+
+from ..queries import queries
+from .findings import stay_nights
+
+
+def rooms_wanted(state: Mapping, room_types: Mapping[str, int]) -> list[dict]:
+    """Rooms per (mapped room type, night) of a state; unmapped room types want nothing here
+    (they are reported as such)."""
+    nights = stay_nights(dt.date.fromisoformat(state["check_in"]),
+                         dt.date.fromisoformat(state["check_out"]))
+    return [{"room_type_id": room_types[room["room_type_code"]], "date": night.isoformat(),
+             "rooms": room["quantity"]}
+            for room in state["rooms"] if room["room_type_code"] in room_types
+            for night in nights]
+
+
+def take_inventory(conn, reservation_id: int, version: int, property_id: int,
+                   wanted: list[dict]) -> list[dict]:
+    if not wanted:
+        return []
+    return queries().reservations.take_inventory(
+        conn, reservation_id=reservation_id, version=version, property_id=property_id,
+        wanted=Jsonb(wanted))
+
+
+def release_inventory(conn, reservation_id: int) -> list[dict]:
+    return queries().reservations.release_inventory(conn, reservation_id=reservation_id)
+
+
+def lock_nights(conn, reservation_id: int, property_id: int, wanted: list[dict]) -> None:
+    queries().reservations.lock_nights(conn, reservation_id=reservation_id,
+                                       property_id=property_id, wanted=Jsonb(wanted))

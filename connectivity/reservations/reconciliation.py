@@ -1,0 +1,44 @@
+"""Reconciliation items: recorded with the delivery that raised them, listed and resolved by
+the operator (`flask --app app reconciliation list|resolve`)."""
+
+from __future__ import annotations
+
+from psycopg.types.json import Jsonb
+
+from ..queries import queries
+from .findings import Finding
+
+
+def record_reconciliation(conn, reservation_id: int, version: int,
+                          findings: list[Finding]) -> None:
+    if findings:
+        queries().reservations.record_reconciliation(
+            conn, reservation_id=reservation_id, version=version,
+            items=Jsonb([{"code": f.code, "message": f.message, "details": f.details}
+                         for f in findings]))
+
+
+def reconciliation_of(conn, reservation_id: int, version: int) -> list[dict]:
+    return queries().reservations.reconciliation_of_version(
+        conn, reservation_id=reservation_id, version=version)
+
+
+class UnknownPartner(LookupError):
+    pass
+
+
+def list_reconciliation(conn, partner_code: str | None = None,
+                        unresolved_only: bool = False) -> list[dict]:
+    if partner_code is not None and queries().operator.find_partner(conn, code=partner_code) is None:
+        raise UnknownPartner(f"unknown partner {partner_code!r}")
+    return queries().reservations.list_reconciliation(
+        conn, partner_code=partner_code, unresolved_only=unresolved_only)
+
+
+def resolve_reconciliation(conn, item_id: int) -> tuple[str, dict | None]:
+    """("resolved", row) now, ("already", row) when it was resolved before, ("missing", None)."""
+    row = queries().reservations.resolve_reconciliation(conn, item_id=item_id)
+    if row is not None:
+        return "resolved", row
+    row = queries().reservations.find_reconciliation(conn, item_id=item_id)
+    return ("already", row) if row is not None else ("missing", None)

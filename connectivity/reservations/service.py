@@ -1,0 +1,207 @@
+"""The push-reservation use cases: create, cancel and modify. Each runs in one transaction
+(`Database.run`) and starts by claiming the reference, so every delivery of one reference
+applies after the previous one committed, whatever order they arrive in.
+
+A pushed reservation already happened: nothing here refuses it for inventory. Disagreements
+become reconciliation items recorded with the delivery that raised them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+from psycopg.types.json import Jsonb
+
+from ..auth.authenticate import Caller
+from ..errors import NotFound
+from ..queries import queries
+from .findings import (Finding, nightly_rates_findings, penalty_claim_differs, shortfall,
+                       unmapped_codes)
+from .inventory import lock_nights, release_inventory, rooms_wanted, take_inventory
+from .penalty import penalty_for_cancellation
+from .reconciliation import reconciliation_of, record_reconciliation
+from .schemas import CancelRequestSchema, ModifyRequestSchema
+from .state import shown, to_json, with_modification
+
+ORPHAN = "orphan_cancellation"
+
+
+def push_reservation(conn, caller: Caller, reservation: dict, raw: str,
+                     request_id: str) -> dict:
+    q = queries().reservations
+    row = _claim(conn, caller, reservation["partner_reference"], reservation["status"])
+    original = q.latest_delivery(conn, reservation_id=row["id"], kind="create", payload=raw)
+    if original is not None:
+        return _replay(conn, row, original, "create", raw, request_id)
+    hotel = q.find_hotel_for_push(conn, partner_id=caller.partner_id,
+                                  environment=caller.environment,
+                                  hotel_code=reservation["hotel_code"])
+    if hotel is None:
+        # Rolls back the claim too: nothing is kept of a reservation for no known hotel.
+        raise NotFound(f"hotel {reservation['hotel_code']!r} is not mapped for this partner")
+    delivery = _record(conn, row["id"], "create", raw, request_id)
+    room_types, rate_plans = _mapped_codes(conn, hotel["mapping_id"])
+
+    # A modify or a cancel may have overtaken the reservation: the latest modify's stay is the
+    # current one, and a cancellation stands.
+    state = to_json(reservation)
+    pending = q.latest_delivery(conn, reservation_id=row["id"], kind="modify", payload=None)
+    modified_rooms = []
+    if pending is not None:
+        modification = ModifyRequestSchema().load(pending["payload"])
+        state = with_modification(state, modification)
+        modified_rooms = modification["rooms"]  # unchecked until the hotel was known
+    findings = (unmapped_codes(reservation["rooms"] + modified_rooms, room_types, rate_plans)
+                + nightly_rates_findings(reservation))
+    if "cancelled" in (row["status"], reservation["status"]):
+        status = "cancelled"
+    else:
+        status = "modified" if pending is not None else reservation["status"]
+    q.receive_reservation(conn, reservation_id=row["id"], mapping_id=hotel["mapping_id"],
+                          property_id=hotel["property_id"], state=Jsonb(state), status=status)
+
+    if status != "cancelled":
+        nights = take_inventory(conn, row["id"], delivery["version"], hotel["property_id"],
+                                rooms_wanted(state, room_types))
+        findings += shortfall(nights, {v: k for k, v in room_types.items()})
+    else:
+        cancel = q.latest_delivery(conn, reservation_id=row["id"], kind="cancel", payload=None)
+        if cancel is not None:
+            findings += _settle_penalty(conn, row["id"], state,
+                                        CancelRequestSchema().load(cancel["payload"]),
+                                        cancel["received_at"], hotel["timezone"])
+    record_reconciliation(conn, row["id"], delivery["version"], findings)
+    return _answer(conn, row["id"], delivery, [f.public() for f in findings])
+
+
+def cancel_reservation(conn, caller: Caller, reference: str, cancel: dict, raw: str,
+                       request_id: str) -> dict:
+    q = queries().reservations
+    row = _claim(conn, caller, reference, "cancelled")
+    original = q.latest_delivery(conn, reservation_id=row["id"], kind="cancel", payload=raw)
+    if original is not None:
+        return _replay(conn, row, original, "cancel", raw, request_id)
+    delivery = _record(conn, row["id"], "cancel", raw, request_id)
+    if row["received_at"] is None:
+        findings = [Finding(ORPHAN, "cancellation of a reservation never received: kept; the "
+                                    "reservation is stored as cancelled if it arrives")]
+        q.cancel_reservation(conn, reservation_id=row["id"], penalty_amount=None,
+                             penalty_currency=None, penalty_claim=cancel.get("penalty_amount"),
+                             penalty_claim_currency=cancel.get("penalty_currency"))
+    else:
+        release_inventory(conn, row["id"])
+        findings = _settle_penalty(conn, row["id"], row["state"], cancel,
+                                   delivery["received_at"], row["timezone"])
+    record_reconciliation(conn, row["id"], delivery["version"], findings)
+    return _answer(conn, row["id"], delivery, [f.public() for f in findings], cancel=True)
+
+
+def modify_reservation(conn, caller: Caller, reference: str, modification: dict, raw: str,
+                       request_id: str) -> dict:
+    q = queries().reservations
+    row = _claim(conn, caller, reference, "modified")
+    original = q.latest_delivery(conn, reservation_id=row["id"], kind="modify", payload=raw)
+    if original is not None and original["same_payload"]:
+        return _replay(conn, row, original, "modify", raw, request_id)
+    delivery = _record(conn, row["id"], "modify", raw, request_id)
+    if row["received_at"] is None:
+        findings = [Finding("unknown_modification",
+                            "modification of a reservation never received: kept; applied to "
+                            "the reservation if it arrives")]
+    elif row["status"] == "cancelled":
+        findings = [Finding("modification_after_cancellation",
+                            "modification of a cancelled reservation: kept, not applied; no "
+                            "inventory taken")]
+    else:
+        room_types, _ = _mapped_codes(conn, row["mapping_id"])
+        findings = unmapped_codes(modification["rooms"], room_types, set())
+        # Old state out, new state in, in this one transaction.
+        state = with_modification(row["state"], modification)
+        wanted = rooms_wanted(state, room_types)
+        lock_nights(conn, row["id"], row["property_id"], wanted)
+        release_inventory(conn, row["id"])
+        q.change_reservation(conn, reservation_id=row["id"], state=Jsonb(state),
+                             status="modified")
+        nights = take_inventory(conn, row["id"], delivery["version"], row["property_id"],
+                                wanted)
+        findings += shortfall(nights, {v: k for k, v in room_types.items()})
+    record_reconciliation(conn, row["id"], delivery["version"], findings)
+    return _answer(conn, row["id"], delivery, [f.public() for f in findings])
+
+
+def _claim(conn, caller: Caller, reference: str, status: str) -> dict:
+    """Insert the reference if it is new, then lock its row (a concurrent first delivery
+    waits on the unique index, then finds the winner's committed row here)."""
+    q = queries().reservations
+    keys = {"partner_id": caller.partner_id, "environment": caller.environment,
+            "partner_reference": reference}
+    q.claim_reservation(conn, status=status, **keys)
+    return q.lock_reservation(conn, **keys)
+
+
+def _record(conn, reservation_id: int, kind: str, raw: str, request_id: str,
+            replay_of: dict | None = None) -> dict:
+    ack_id = replay_of["ack_id"] if replay_of else f"ack_{secrets.token_hex(12)}"
+    return queries().reservations.record_version(
+        conn, reservation_id=reservation_id, kind=kind, ack_id=ack_id,
+        replay_of=replay_of["version"] if replay_of else None, payload=raw,
+        request_id=request_id)
+
+
+def _replay(conn, row: dict, original: dict, kind: str, raw: str, request_id: str) -> dict:
+    """A redelivery: kept as a version, answered with the original acknowledgement and the
+    reconciliation the original raised; nothing else changes."""
+    _record(conn, row["id"], kind, raw, request_id, replay_of=original)
+    items = reconciliation_of(conn, row["id"], original["version"])
+    return _answer(conn, row["id"], original, items, replay=True,
+                   request_differs=not original["same_payload"], cancel=kind == "cancel")
+
+
+def _mapped_codes(conn, mapping_id: int) -> tuple[dict[str, int], set[str]]:
+    q = queries().reservations
+    room_types = {r["room_type_code"]: r["room_type_id"]
+                  for r in q.mapped_room_types_for_push(conn, mapping_id=mapping_id)}
+    rate_plans = {r["rate_plan_code"]
+                  for r in q.mapped_rate_plan_codes_for_push(conn, mapping_id=mapping_id)}
+    return room_types, rate_plans
+
+
+def _settle_penalty(conn, reservation_id: int, state: dict, cancel: dict,
+                    arrived_at: dt.datetime, timezone: str) -> list[Finding]:
+    """The service's penalty (contract 10), kept beside the partner's claim."""
+    currency = state["net_currency"]
+    deadline = state.get("cancellation_deadline")
+    amount = penalty_for_cancellation(
+        net_amount=Decimal(state["net_amount"]), currency=currency,
+        non_refundable=bool(state.get("is_non_refundable")),
+        deadline=dt.date.fromisoformat(deadline) if deadline else None,
+        # The day it happened where the hotel is, when the partner does not say.
+        cancelled_on=cancel.get("cancelled_at") or arrived_at.astimezone(ZoneInfo(timezone)).date())
+    queries().reservations.cancel_reservation(
+        conn, reservation_id=reservation_id, penalty_amount=amount, penalty_currency=currency,
+        penalty_claim=cancel.get("penalty_amount"),
+        penalty_claim_currency=cancel.get("penalty_currency"))
+    return penalty_claim_differs(amount, currency, cancel.get("penalty_amount"),
+                                 cancel.get("penalty_currency"))
+
+
+def _answer(conn, reservation_id: int, delivery: dict, reconciliation: list[dict], *,
+            replay: bool = False, request_differs: bool = False, cancel: bool = False) -> dict:
+    view = queries().reservations.reservation_view(conn, reservation_id=reservation_id)
+    data = {"reservation": shown(view),
+            "acknowledgement": {"ack_id": delivery["ack_id"],
+                                "received_at": delivery["received_at"]},
+            "idempotent_replay": replay,
+            "reconciliation": [{"code": i["code"], "message": i["message"]}
+                               for i in reconciliation]}
+    if replay:
+        data["request_differs"] = request_differs
+    if cancel:
+        data["penalty"] = {"amount": view["penalty_amount"],
+                           "currency": view["penalty_currency"],
+                           "partner_claim": view["penalty_claim"],
+                           "partner_claim_currency": view["penalty_claim_currency"]}
+        data["orphan"] = any(i["code"] == ORPHAN for i in reconciliation)
+    return data

@@ -1,0 +1,74 @@
+-- name: take_inventory(reservation_id, version, property_id, wanted)
+-- Takes least(available, wanted) per (room type, night) in one statement and records per night
+-- what was wanted and taken. Rows are locked in (room type, date) order so that concurrent
+-- reservations queue instead of deadlocking. A night without a row, or whose `available` was
+-- never sent, takes nothing (NULL must not reach least(), which would ignore it).
+-- wanted: jsonb [{"room_type_id", "date", "rooms"}].
+WITH wanted AS (
+    SELECT w.room_type_id, w.date, sum(w.rooms)::integer AS rooms
+      FROM jsonb_to_recordset(:wanted::jsonb) AS w(room_type_id bigint, date date, rooms integer)
+     GROUP BY w.room_type_id, w.date
+),
+locked AS MATERIALIZED (
+    SELECT d.room_type_id, d.date, d.available
+      FROM room_type_days d
+     WHERE d.property_id = :property_id
+       AND (d.room_type_id, d.date) IN (SELECT room_type_id, date FROM wanted)
+       AND d.available IS NOT NULL
+     ORDER BY d.room_type_id, d.date
+       FOR UPDATE OF d
+),
+taken AS (
+    UPDATE room_type_days d
+       SET available = d.available - least(l.available, w.rooms), updated_at = now()
+      FROM locked l JOIN wanted w USING (room_type_id, date)
+     WHERE d.property_id = :property_id AND d.room_type_id = l.room_type_id AND d.date = l.date
+    RETURNING d.room_type_id, d.date, least(l.available, w.rooms) AS taken
+)
+INSERT INTO reservation_nights (reservation_id, version, property_id, room_type_id, date,
+                                wanted, taken)
+SELECT :reservation_id, :version, :property_id, w.room_type_id, w.date, w.rooms,
+       coalesce(t.taken, 0)
+  FROM wanted w LEFT JOIN taken t USING (room_type_id, date)
+RETURNING room_type_id, date, wanted, taken;
+
+-- name: release_inventory(reservation_id)
+-- Gives back exactly what the reservation's held nights took (never their shortfall) and marks
+-- them released, so a second release finds nothing.
+WITH released AS (
+    UPDATE reservation_nights SET released_at = now()
+     WHERE reservation_id = :reservation_id AND released_at IS NULL
+    RETURNING property_id, room_type_id, date, taken
+),
+owed AS (
+    SELECT property_id, room_type_id, date, sum(taken)::integer AS taken
+      FROM released WHERE taken > 0
+     GROUP BY property_id, room_type_id, date
+),
+locked AS MATERIALIZED (
+    SELECT d.property_id, d.room_type_id, d.date
+      FROM room_type_days d JOIN owed o USING (property_id, room_type_id, date)
+     ORDER BY d.room_type_id, d.date
+       FOR UPDATE OF d
+)
+UPDATE room_type_days d
+   SET available = d.available + o.taken, updated_at = now()
+  FROM owed o JOIN locked l USING (property_id, room_type_id, date)
+ WHERE d.property_id = o.property_id AND d.room_type_id = o.room_type_id AND d.date = o.date
+RETURNING d.room_type_id, d.date, o.taken;
+
+-- name: lock_nights(property_id, reservation_id, wanted)
+-- A modify releases the old state's nights and takes the new state's: locking both sets first,
+-- in the one (room type, date) order every statement here uses, keeps two modifies that swap
+-- room types from deadlocking.
+SELECT d.room_type_id, d.date
+  FROM room_type_days d
+ WHERE d.property_id = :property_id
+   AND ((d.room_type_id, d.date) IN (
+            SELECT w.room_type_id, w.date
+              FROM jsonb_to_recordset(:wanted::jsonb) AS w(room_type_id bigint, date date))
+        OR (d.room_type_id, d.date) IN (
+            SELECT n.room_type_id, n.date FROM reservation_nights n
+             WHERE n.reservation_id = :reservation_id AND n.released_at IS NULL))
+ ORDER BY d.room_type_id, d.date
+   FOR UPDATE OF d;
