@@ -19,9 +19,10 @@ class BatchIdConverter(BaseConverter):
 
 
 class HotelCodeConverter(BaseConverter):
-    """A partner's hotel code: up to 120 characters, no slash."""
-    regex = r"[^/]{1,120}"
-    pattern = "^[^/]{1,120}$"
+    """A partner's hotel code: up to 120 characters, no slash and no control character (the
+    catalogue maps no other; and PostgreSQL text cannot hold U+0000)."""
+    regex = r"[^/\x00-\x1f\x7f]{1,120}"
+    pattern = r"^[^/\x00-\x1f\x7f]{1,120}$"
 
 
 CONVERTERS = {"reference": ReferenceConverter, "batch_id": BatchIdConverter,

@@ -10,6 +10,8 @@ from decimal import Decimal
 from marshmallow import ValidationError, fields
 
 _DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
+# An amount sent as a string: digits, an optional fraction; no exponent, no spaces, no commas.
+AMOUNT_TEXT = re.compile(r"-?\d+(\.\d+)?\Z")
 
 
 class Day(fields.Date):
@@ -63,6 +65,8 @@ class Amount(fields.Decimal):
     def _deserialize(self, value, attr, data, **kwargs) -> Decimal:
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise ValidationError("must be a number or a numeric string")
+        if isinstance(value, str) and not AMOUNT_TEXT.match(value):
+            raise ValidationError("must be a number written with digits, e.g. 120.50")
         amount = super()._deserialize(value, attr, data, **kwargs)
         problem = amount_problem(amount)
         if problem:

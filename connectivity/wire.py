@@ -12,10 +12,13 @@ import structlog
 from flask import Response, current_app, g, request
 
 from .auth.access import policy_of
-from .errors import MalformedJson, PayloadTooLarge, UnsupportedMediaType
+from .errors import MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
 
 REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}\Z")
 BODY_METHODS = {"POST", "PUT", "PATCH"}
+# A JSON string can carry U+0000 and lone UTF-16 surrogates, but only written as \u escapes
+# (raw, the first is not JSON and the second not UTF-8). PostgreSQL's text stores neither.
+_UNSTORABLE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
 
 log = structlog.get_logger("connectivity.request")
 
@@ -59,6 +62,27 @@ def parse_json_body() -> None:
         g.json_body = json.loads(raw.decode("utf-8"), parse_constant=_no_constants)
     except (UnicodeDecodeError, ValueError) as exc:
         raise MalformedJson(f"the body is not well-formed JSON: {exc}") from None
+    if _UNSTORABLE_ESCAPE.search(raw):
+        unstorable = dict(_unstorable_strings(g.json_body, ""))
+        if unstorable:
+            raise ValidationFailed(unstorable)
+
+
+def _unstorable_strings(value, path: str):
+    """(path, message) of every string (key or value) holding U+0000 or a lone surrogate."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            yield path or "body", ["must not contain the NUL character (U+0000)"]
+        elif any("\ud800" <= ch <= "\udfff" for ch in value):
+            yield path or "body", ["must be valid Unicode text (a lone surrogate is not)"]
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            inner = f"{path}.{key}" if path else key
+            yield from _unstorable_strings(key, inner)
+            yield from _unstorable_strings(item, inner)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _unstorable_strings(item, f"{path}.{index}" if path else str(index))
 
 
 def finish_response(response: Response) -> Response:

@@ -16,7 +16,7 @@ from functools import cache
 
 import pycountry
 
-from ..schema_fields import amount_problem
+from ..schema_fields import AMOUNT_TEXT, amount_problem
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _INTEGERS = {"availability": (0, 9999), "min_stay": (1, 365), "max_stay": (1, 365)}
@@ -66,7 +66,8 @@ def _item(item) -> dict | None:
             if type(value) is not int or not low <= value <= high:
                 return None
         elif name in _AMOUNTS:
-            if type(value) not in (int, float, str):
+            if type(value) not in (int, float, str) or (
+                    type(value) is str and not AMOUNT_TEXT.match(value)):
                 return None
             try:
                 value = Decimal(str(value))

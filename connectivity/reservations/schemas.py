@@ -6,21 +6,16 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from decimal import Decimal
 
 from email_validator import EmailNotValidError, validate_email
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from .. import validators
 from ..availability.schemas import MAX_NIGHTS
-from ..pricing.money import to_decimal
-from ..schema_fields import Day
+from ..schema_fields import Amount, Day, Flag
 
 REFERENCE_RE = re.compile(r"^[A-Za-z0-9._-]{1,120}\Z")
 STATUSES = ("confirmed", "cancelled", "modified")
-# Amounts above this are not hotel money; bounding them keeps Decimal arithmetic exact.
-MAX_AMOUNT = Decimal("1000000000000")
-MAX_PLACES = 6
 # 50 room lines of 30 rooms: the most rooms one reservation can hold.
 MAX_ROOMS_TOTAL = 50 * 30
 
@@ -58,39 +53,6 @@ def email_address(value: str) -> None:
         validate_email(value, check_deliverability=False)
     except EmailNotValidError as exc:
         raise ValidationError(f"must be a valid e-mail address: {exc}") from None
-
-
-class StrictBoolean(fields.Boolean):
-    """JSON true or false only: marshmallow's Boolean also takes 1, "yes" and "on"."""
-
-    def _deserialize(self, value, attr, data, **kwargs) -> bool:
-        if not isinstance(value, bool):
-            raise ValidationError("must be true or false")
-        return value
-
-
-class Amount(fields.Field):
-    """A non-negative amount sent as a JSON number or a numeric string, loaded as a Decimal."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("metadata", {})
-        kwargs["metadata"] = {"type": "number", "minimum": 0, **kwargs["metadata"]}
-        super().__init__(**kwargs)
-
-    def _deserialize(self, value, attr, data, **kwargs) -> Decimal:
-        if isinstance(value, str) and not re.fullmatch(r"\d+(\.\d+)?", value):
-            raise ValidationError("must be a number written with digits, e.g. 120.50")
-        try:
-            amount = to_decimal(value)
-        except (TypeError, ValueError):
-            raise ValidationError("must be a number") from None
-        if amount < 0:
-            raise ValidationError("must be at least 0")
-        if amount >= MAX_AMOUNT:
-            raise ValidationError(f"must be below {MAX_AMOUNT}")
-        if amount != amount.quantize(Decimal(1).scaleb(-MAX_PLACES)):
-            raise ValidationError(f"must have at most {MAX_PLACES} decimal places")
-        return amount
 
 
 def _nights_of(data: dict) -> list[dt.date] | None:
@@ -138,7 +100,7 @@ class GuestSchema(Schema):
                                  validate=validate.Range(1, MAX_ROOMS_TOTAL))
     first_name = text(100, required=True)
     last_name = text(100)
-    is_adult = StrictBoolean(required=True)
+    is_adult = Flag(required=True)
     nationality = fields.String(validate=validators.country_code,
                                 metadata={"description": "ISO 3166-1 alpha-2"})
 
@@ -171,7 +133,7 @@ class ReservationRequestSchema(Schema):
     net_amount = Amount(required=True, metadata={
         "description": "what the channel owes the service"})
     net_currency = currency(required=True)
-    is_non_refundable = StrictBoolean()
+    is_non_refundable = Flag()
     cancellation_deadline = Day()
     special_requests = text(2000)
     booked_at = Day()
