@@ -31,6 +31,7 @@ from .load import drive, http_ops
 from .machine import code_version, describe
 from .scenarios import REGISTRY, TARGETS, Context, Scenario
 from . import discovery  # noqa: F401,E402 - registers the search and rates scenarios
+from . import bookings  # noqa: F401,E402 - registers the booking scenarios
 from .server import WebServer
 from .stack import start_stack
 
@@ -168,6 +169,8 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
               "background_busy_share": background,
               **report.figures(outcome, expected=scenario.expect)}
     result["cpu"] = cpu.usage(marks.get("before"), after, result["requests"], outcome.client_cpu_s)
+    if scenario.verify is not None:
+        result["checks"] = scenario.verify(ctx)
     return result
 
 
@@ -190,6 +193,8 @@ def print_line(r: dict) -> None:
              f" client {cpu_info.get('client_ms_per_request')} busy "
              f"{cpu_info.get('machine_busy_share')} other {cpu_info.get('unattributed_share')}"
              if cpu_info else ""), flush=True)
+    if "checks" in r:
+        print(f"    checks: {r['checks']}", flush=True)
     if r["unexpected"]:
         print(f"    !! {r['unexpected']} unexpected answers; first bodies: {r['samples']} "
               f"{r['errors']}", flush=True)
@@ -280,7 +285,8 @@ def _publish(results: dict, label: str) -> int:
         print(f"docs/benchmarks.md: block '{label}' updated")
     for t in results["targets"]:
         print(f"target {t['target']}: {t['value']:.2f} {t['unit']} -> {'met' if t['met'] else 'MISSED'}")
-    broken = [r for r in results["scenarios"] if r["server_errors"] or r["errors"]]
+    broken = [r for r in results["scenarios"] if r["server_errors"] or r["errors"]
+              or not r.get("checks", {}).get("ok", True)]
     odd = [r for r in results["scenarios"] if r["unexpected"]]
     if broken or odd:
         print("\n" + "!" * 78)

@@ -80,6 +80,8 @@ class Scenario:
     concurrency: int | None = None
     warmup: int | None = None
     expect: Callable[[object], bool] = field(default=lambda s: isinstance(s, int) and 200 <= s < 300)
+    # Called after the measured phase: a dict of facts checked in the database, with "ok".
+    verify: Callable[[Context], dict] | None = None
 
 
 REGISTRY: dict[str, Scenario] = {}
@@ -138,6 +140,7 @@ TARGETS = (
     at_most("search", "p50_ms", 50, "ms"),
     ratio("search", "p50_ms", "search-floor", 2.0, at_least=False),
     at_most("rates", "p50_ms", 25, "ms"),
+    at_most("book", "p50_ms", 20, "ms"),
 )
 
 
