@@ -77,7 +77,8 @@ def make_command(args: argparse.Namespace) -> str:
     if args.label != "latest":
         parts.append(f"LABEL={args.label}")
     env = [f"{k}={_without_password(os.environ[k])}" for k in (
-        "DATABASE_URL", "REDIS_URL", "WEB_CONCURRENCY", "WEB_THREADS", "DB_POOL_SIZE")
+        "DATABASE_URL", "REDIS_URL", "BENCH_DATABASE", "WEB_CONCURRENCY", "WEB_THREADS",
+        "DB_POOL_SIZE")
         if os.environ.get(k)]
     return " ".join(env + parts)
 

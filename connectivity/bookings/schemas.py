@@ -11,7 +11,7 @@ from email_validator import EmailNotValidError, validate_email
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from .. import validators
-from ..availability.schemas import (CODE, NightSchema, StaySchema, stay_date_errors)
+from ..availability.schemas import NightSchema, StaySchema, stay_date_errors
 from ..mapping.schemas import CancellationPolicySchema
 from ..pricing import OccupancyError, occupancy_from_guests, to_decimal
 from ..schema_fields import Day, Money
@@ -21,8 +21,9 @@ REFERENCE_RE = re.compile(r"^[A-Za-z0-9._-]{1,120}\Z")
 ARRIVAL_TIME_RE = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]\Z")
 # Control characters (NUL above all: PostgreSQL cannot store it in text or jsonb) have no place
 # in a name, a phone number or a guest's request; tab and newline do in special_requests.
-CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
-CONTROL_BUT_LINES_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Lone surrogates (JSON allows "\ud800") cannot be encoded to UTF-8 for PostgreSQL either.
+CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+CONTROL_BUT_LINES_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 # 30 rooms of at most 20 adults and 10 children.
 MAX_GUESTS = 900
 MAX_AMOUNT = Decimal(10) ** 12
@@ -35,6 +36,11 @@ def _text(max_length: int, *, lines: bool = False, **kwargs) -> fields.String:
         if pattern.search(value):
             raise ValidationError("must not contain control characters")
     return fields.String(validate=[validate.Length(min=1, max=max_length), printable], **kwargs)
+
+
+def _code() -> fields.String:
+    """A partner's code: 1-120 characters, none of them one PostgreSQL cannot store."""
+    return _text(120, required=True)
 
 
 def _email(value: str) -> None:
@@ -77,9 +83,9 @@ class StrictBoolean(fields.Boolean):
 
 
 class QuoteRequestSchema(StaySchema):
-    hotel_code = fields.String(required=True, validate=CODE)
-    room_type_code = fields.String(required=True, validate=CODE)
-    rate_plan_code = fields.String(required=True, validate=CODE)
+    hotel_code = _code()
+    room_type_code = _code()
+    rate_plan_code = _code()
 
 
 class GuestSchema(Schema):
@@ -111,9 +117,9 @@ class BookingRequestSchema(Schema):
         metadata={"description": "the idempotency key: unique per partner and environment"})
     quote_token = fields.String(validate=validate.Length(min=1, max=MAX_TOKEN_LENGTH), metadata={
         "description": "from POST /bookings/quote: the quoted total and currency apply"})
-    hotel_code = fields.String(required=True, validate=CODE)
-    room_type_code = fields.String(required=True, validate=CODE)
-    rate_plan_code = fields.String(required=True, validate=CODE)
+    hotel_code = _code()
+    room_type_code = _code()
+    rate_plan_code = _code()
     check_in = Day(required=True, metadata={"description": "today or later, property time"})
     check_out = Day(required=True, metadata={"description": "after check_in"})
     rooms = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30))

@@ -70,6 +70,9 @@ def quote_token(client, headers, **fields) -> str:
     ({"rooms": 31}, "rooms"),
     ({"special_requests": "x" * 2001}, "special_requests"),
     ({"unexpected": 1}, "unexpected"),
+    ({"hotel_code": "ACME\x00LIS"}, "hotel_code"),
+    ({"guests": [{**room_guests()[0], "first_name": "Ana\ud800"}]}, "guests.0.first_name"),
+    ({"special_requests": "late\x00"}, "special_requests"),
 ])
 def test_bad_input_is_validation_failed(client, pull, lisbon, db, change, path):
     error = refused(client, pull, {**booking_body(), **change}, 422, "validation_failed")
@@ -254,3 +257,14 @@ def test_order_not_mapped_token_sellability_price_inventory(client, pull, lisbon
     refused(client, pull, booking_body(total=1), 409, "price_mismatch")
     refused(client, pull, booking_body(), 409, "sold_out")
     assert booking_count(db) == 0
+
+
+@pytest.mark.parametrize("change, path", [
+    ({"hotel_code": "ACME\x00LIS"}, "hotel_code"),
+    ({"rooms": 2, "occupancy": [{"adults": 1}] * 3}, "occupancy"),
+    ({"occupancy": [{"adults": 1, "children": 1, "child_ages": [3, 4]}]}, "occupancy.0.child_ages"),
+    ({"nationality": "XX"}, "nationality"),
+])
+def test_bad_quote_input_is_validation_failed(client, pull, lisbon, change, path):
+    error = refused(client, pull, {**quote_body(), **change}, 422, "validation_failed", QUOTE)
+    assert path in error["details"]["fields"], error
