@@ -3,6 +3,8 @@ section 7."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from tests.api.helpers import assert_envelope_failure, assert_envelope_success
 
 from .conftest import API, available, booking_body, booking_count, day, quote_body
@@ -15,6 +17,9 @@ def test_quote_then_book_then_read_then_cancel(client, pull, lisbon, db):
     assert [n["amount"] for n in quoted["nights"]] == [100, 100]
     assert len(quoted["quote_token"]) <= 512
     assert quoted["cancellation_policy"]["tiers"][0]["within_hours"] == 48
+    expires = dt.datetime.fromisoformat(quoted["expires_at"])
+    left = expires - dt.datetime.now(dt.timezone.utc)
+    assert dt.timedelta(seconds=840) < left <= dt.timedelta(seconds=900)  # QUOTE_TTL_SECONDS
 
     body = booking_body(quote_token=quoted["quote_token"], total=200)
     response = client.post(f"{API}/bookings", json=body, headers=pull)

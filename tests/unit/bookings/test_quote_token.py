@@ -83,3 +83,12 @@ def test_fingerprint_ignores_spelling_not_content():
     b = {"guests": [1, 2], "check_in": dt.date(2026, 1, 2), "total_amount": Decimal("2E+2")}
     assert request_fingerprint(a) == request_fingerprint(b)
     assert request_fingerprint(a) != request_fingerprint({**a, "guests": [2, 1]})
+
+
+def test_quote_ttl_setting():
+    from connectivity.settings import Settings, SettingsError
+    env = {"DATABASE_URL": "postgresql://x", "REDIS_URL": "redis://x", "SECRET_KEY": "k" * 32}
+    assert Settings.from_env(env).quote_ttl_seconds == 900
+    assert Settings.from_env({**env, "QUOTE_TTL_SECONDS": "60"}).quote_ttl_seconds == 60
+    with pytest.raises(SettingsError):
+        Settings.from_env({**env, "QUOTE_TTL_SECONDS": "0"})
