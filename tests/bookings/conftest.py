@@ -81,4 +81,10 @@ def available(db, room_type: str = "DBL", property_code: str = "LIS1") -> list[i
 
 
 def booking_count(db) -> int:
-    return db.run(lambda conn: conn.execute("SELECT count(*) AS n FROM bookings").fetchone()["n"])
+    """Bookings stored; a claim never outlives a failed booking, so the claims agree."""
+    def count(conn):
+        return conn.execute("SELECT (SELECT count(*) FROM bookings) AS bookings, "
+                            "(SELECT count(*) FROM booking_claims) AS claims").fetchone()
+    counts = db.run(count)
+    assert counts["bookings"] == counts["claims"], counts
+    return counts["bookings"]

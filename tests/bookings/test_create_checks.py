@@ -209,6 +209,20 @@ def test_occupancy_from_guests_decides_fit_and_price(client, pull, lisbon, db):
     assert refused(client, pull, crowd, 409, "not_sellable")["details"]["reasons"] == ["occupancy"]
 
 
+def test_nationality_is_the_lead_guests(client, pull, lisbon, db):
+    db.run(lambda c: c.execute("UPDATE rate_plans SET allowed_nationalities = '{ES}' "
+                               "WHERE code = 'BAR'"))
+    error = refused(client, pull, booking_body(), 409, "not_sellable")  # room 1's first adult: PT
+    assert error["details"]["reasons"] == ["nationality"]
+    guests = room_guests()
+    guests[1] = {**guests[1], "nationality": "ES", "is_lead": True}
+    assert_envelope_success(client.post(BOOK, json=booking_body(guests=guests), headers=pull), 201)
+    # with a token, the quote's nationality decides, whoever leads
+    token = quote_token(client, pull, nationality="ES")
+    assert_envelope_success(client.post(BOOK, json=booking_body("TOKEN", quote_token=token),
+                                        headers=pull), 201)
+
+
 def test_price_mismatch_stores_nothing_and_takes_nothing(client, pull, lisbon, db):
     error = refused(client, pull, booking_body(total="199.99"), 409, "price_mismatch")
     assert error["details"] == {"total_amount": 200, "currency": "EUR"}
