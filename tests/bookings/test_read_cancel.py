@@ -139,3 +139,10 @@ def test_cancel_checks(client, pull, lisbon, db):
     assert_envelope_failure(cancel(client, pull, "NOT-MINE"), 404, "not_found")
     assert status_of(client, pull) == "confirmed"
     assert available(db) == [4, 4, 5, 5]
+
+
+def test_cancel_without_a_body(client, pull, lisbon, db):
+    book(client, pull, booking_body())
+    response = client.post(f"{API}/bookings/ACME-BKG-1/cancel", headers=pull)
+    assert assert_envelope_success(response)["booking"]["status"] == "cancelled"
+    assert available(db) == [5, 5, 5, 5]
