@@ -62,13 +62,20 @@ def test_another_key_or_salt_is_invalid():
 
 
 @given(st.integers(0, 200), st.sampled_from("AZaz09-_."))
-def test_any_altered_character_is_invalid(position, replacement):
+def test_no_altered_character_changes_what_it_says(position, replacement):
+    """Refused, except where base64 ignores the bits: the signature's last character carries
+    2 unused bits, so a few spellings decode to the very same signature and say the same."""
     token, _ = TOKENS.issue(binding(), Decimal("99.99"), "EUR", None, NOW)
     position %= len(token)
     altered = token[:position] + replacement + token[position + 1:]
-    if altered != token:
-        with pytest.raises(InvalidQuoteToken):
-            TOKENS.open(altered, NOW)
+    if altered == token:
+        return
+    try:
+        quoted = TOKENS.open(altered, NOW)
+    except InvalidQuoteToken:
+        return
+    assert position == len(token) - 1
+    assert quoted == TOKENS.open(token, NOW)
 
 
 def test_longest_stay_fits_in_512_characters():
