@@ -30,7 +30,7 @@ from .generate import ensure_dataset
 from .load import drive, http_ops
 from .machine import code_version, describe
 from .scenarios import REGISTRY, TARGETS, Context, Scenario
-from . import ari, discovery  # noqa: F401,E402 - register their scenarios
+from . import ari, bookings, discovery  # noqa: F401,E402 - register their scenarios
 from .server import WebServer
 from .stack import start_stack
 
@@ -76,7 +76,8 @@ def make_command(args: argparse.Namespace) -> str:
     if args.label != "latest":
         parts.append(f"LABEL={args.label}")
     env = [f"{k}={_without_password(os.environ[k])}" for k in (
-        "DATABASE_URL", "REDIS_URL", "WEB_CONCURRENCY", "WEB_THREADS", "DB_POOL_SIZE")
+        "DATABASE_URL", "REDIS_URL", "BENCH_DATABASE", "WEB_CONCURRENCY", "WEB_THREADS",
+        "DB_POOL_SIZE")
         if os.environ.get(k)]
     return " ".join(env + parts)
 
@@ -176,6 +177,8 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
               **report.figures(outcome, expected=scenario.expect)}
     result["cpu"] = cpu.usage(marks.get("before"), after, result["requests"], outcome.client_cpu_s)
     result.update(extra)
+    if scenario.verify is not None:
+        result["checks"] = scenario.verify(ctx)
     return result
 
 
@@ -198,6 +201,8 @@ def print_line(r: dict) -> None:
              f" client {cpu_info.get('client_ms_per_request')} busy "
              f"{cpu_info.get('machine_busy_share')} other {cpu_info.get('unattributed_share')}"
              if cpu_info else ""), flush=True)
+    if "checks" in r:
+        print(f"    checks: {r['checks']}", flush=True)
     if r["unexpected"]:
         print(f"    !! {r['unexpected']} unexpected answers; first bodies: {r['samples']} "
               f"{r['errors']}", flush=True)
@@ -289,7 +294,8 @@ def _publish(results: dict, label: str) -> int:
         print(f"docs/benchmarks.md: block '{label}' updated")
     for t in results["targets"]:
         print(f"target {t['target']}: {t['value']:.2f} {t['unit']} -> {'met' if t['met'] else 'MISSED'}")
-    broken = [r for r in results["scenarios"] if r["server_errors"] or r["errors"]]
+    broken = [r for r in results["scenarios"] if r["server_errors"] or r["errors"]
+              or not r.get("checks", {}).get("ok", True)]
     odd = [r for r in results["scenarios"] if r["unexpected"]]
     if broken or odd:
         print("\n" + "!" * 78)

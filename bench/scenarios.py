@@ -92,6 +92,8 @@ class Scenario:
     concurrency: int | None = None
     warmup: int | None = None
     expect: Callable[[object], bool] = field(default=lambda s: isinstance(s, int) and 200 <= s < 300)
+    # Called after the measured phase: a dict of facts checked in the database, with "ok".
+    verify: Callable[[Context], dict] | None = None
 
 
 REGISTRY: dict[str, Scenario] = {}
@@ -155,6 +157,7 @@ TARGETS = (
     Target("ari-apply apply_p50_ms <= 3x ari-floor p50_ms", ("ari-apply", "ari-floor"),
            lambda r: r["ari-apply"]["apply_p50_ms"] / r["ari-floor"]["p50_ms"],
            lambda v: v <= 3.0, "x"),
+    at_most("book", "p50_ms", 20, "ms"),
 )
 
 

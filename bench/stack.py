@@ -18,7 +18,9 @@ from connectivity.devstack import LOCAL, EmbeddedPostgres, EmbeddedRedis, secret
 from connectivity.operator.migrations import upgrade
 from connectivity.queries import MIGRATIONS_DIR
 
-BENCH_DATABASE = "pcs_bench"
+# BENCH_DATABASE names another database on the same server, so that two checkouts whose
+# migrations differ (branches in progress) do not drop and regenerate each other's.
+BENCH_DATABASE = os.environ.get("BENCH_DATABASE", "pcs_bench")
 REDIS_PREFIX = "pcs-bench:"
 
 

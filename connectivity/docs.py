@@ -12,11 +12,14 @@ ERROR_DESCRIPTIONS = {
          "`replayed_request`",
     403: "`insufficient_scope` (`details.required`, `details.held`) or `no_mapped_properties`",
     404: "`not_found`",
-    409: "a business conflict; `error.code` says which",
+    409: "a business conflict; `error.code` says which (`sold_out`, `not_sellable` with "
+         "`details.reasons`, `price_mismatch` with the service's `total_amount` and `currency`, "
+         "`quote_expired`, `quote_mismatch`, `penalty_exceeds_expectation`)",
     413: "`payload_too_large`: the body is over 8 MiB",
     415: "`unsupported_media_type`: the body is not `application/json`",
     422: "`validation_failed` (`details.fields`: every failing field path), "
-         "`currency_not_supported` (no FX rate into the requested currency)",
+         "`currency_not_supported` (no FX rate into the requested currency), "
+         "`invalid_quote_token` (a quote token this service did not sign, or altered)",
     429: "`rate_limited`: retry after `Retry-After` seconds",
     501: "`not_implemented`: this operation is not available yet",
     503: "`service_unavailable`: a backing service is unreachable; retry after `Retry-After`",

@@ -81,6 +81,11 @@ class CurrencyNotSupported(ApiError):
     status, code = 422, "currency_not_supported"
 
 
+class InvalidQuoteToken(ApiError):
+    """422: a quote token this service did not sign, or one altered since (contract section 6)."""
+    status, code = 422, "invalid_quote_token"
+
+
 class RateLimited(ApiError):
     status, code = 429, "rate_limited"
 

@@ -40,7 +40,7 @@ class Settings:
         if len(env["SECRET_KEY"]) < 32:
             raise SettingsError("SECRET_KEY must be at least 32 characters of random material")
         try:
-            return cls(
+            settings = cls(
                 database_url=env["DATABASE_URL"],
                 redis_url=env["REDIS_URL"],
                 secret_key=env["SECRET_KEY"],
@@ -53,3 +53,6 @@ class Settings:
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
+        if settings.quote_ttl_seconds < 1:
+            raise SettingsError("QUOTE_TTL_SECONDS must be at least 1 (a quote token's validity)")
+        return settings

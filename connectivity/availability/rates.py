@@ -1,5 +1,6 @@
 """POST /availability/rates: every night of every (room type, rate plan) of one property, priced
-and judged by connectivity.pricing, the same rules quote and booking use."""
+and judged by connectivity.pricing. Quote and booking read and price through `read_offers` and
+`evaluate_offer` too, so the three can never disagree about a stay."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ NIGHT_FIELDS = tuple(f.name for f in fields(NightPrice))
 def rates(db: Database, caller: Caller, request: dict[str, Any]) -> dict:
     check_in, check_out = request["check_in"], request["check_out"]
     with db.connection() as conn:
-        snapshot = _read(conn, caller, request)
+        snapshot = read_offers(conn, caller, request)
     hotel, offers = snapshot["hotel"], snapshot["offers"]
     try:
         occupancy = normalise_occupancy(request["occupancy"], request["rooms"],
@@ -37,7 +38,7 @@ def rates(db: Database, caller: Caller, request: dict[str, Any]) -> dict:
     room_types: dict[str, list[dict]] = {}
     for offer in offers:
         plans = room_types.setdefault(offer["room_type_code"], [])
-        quote = _evaluate(offer, snapshot, request, occupancy, stay_dates)
+        quote = evaluate_offer(offer, snapshot, request, occupancy, stay_dates)
         quote = quote_in_currency(quote, fx_multiplier(snapshot["fx"], quote.currency, target),
                                   target)
         plans.append({
@@ -52,8 +53,9 @@ def rates(db: Database, caller: Caller, request: dict[str, Any]) -> dict:
                            for code, plans in room_types.items()]}
 
 
-def _read(conn, caller: Caller, request: dict) -> dict:
-    """Everything the answer needs, read in one transaction so it is one consistent moment."""
+def read_offers(conn, caller: Caller, request: dict) -> dict:
+    """Everything pricing the request's offers needs, read in the caller's transaction so it is
+    one consistent moment (rates, quote and booking all start here)."""
     q = queries()
     hotel = q.mapping.find_active_hotel(conn, partner_id=caller.partner_id,
                                         environment=caller.environment,
@@ -93,7 +95,8 @@ def _restrictions(row: dict | None) -> NightRestrictions | None:
     return None if row is None else NightRestrictions(**{f: row[f] for f in RESTRICTION_FIELDS})
 
 
-def _evaluate(offer: dict, snapshot: dict, request: dict, occupancy, stay_dates):
+def evaluate_offer(offer: dict, snapshot: dict, request: dict, occupancy, stay_dates):
+    """One (room type, rate plan) judged and priced in the plan's currency by evaluate_stay."""
     room_days, plan_days = snapshot["room_days"], snapshot["plan_days"]
     rt, rp = offer["room_type_id"], offer["rate_plan_id"]
 

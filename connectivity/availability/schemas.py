@@ -27,6 +27,20 @@ def earliest_today() -> dt.date:
     return (dt.datetime.now(dt.timezone.utc) + EARLIEST_OFFSET).date()
 
 
+def stay_date_errors(data: dict) -> dict[str, list[str]]:
+    """The date rules of every stay (search, rates, quote, booking)."""
+    errors: dict[str, list[str]] = {}
+    check_in, check_out = data.get("check_in"), data.get("check_out")
+    if check_in is not None and check_in < earliest_today():
+        errors["check_in"] = ["must be today or later"]
+    if check_in is not None and check_out is not None:
+        if check_out <= check_in:
+            errors["check_out"] = ["must be after check_in (same-day stays are not sold here)"]
+        elif (check_out - check_in).days > MAX_NIGHTS:
+            errors["check_out"] = [f"a stay is at most {MAX_NIGHTS} nights"]
+    return errors
+
+
 class OccupancySchema(Schema):
     adults = fields.Integer(required=True, strict=True, validate=validate.Range(1, 20))
     children = fields.Integer(strict=True, validate=validate.Range(0, 10), metadata={
@@ -62,16 +76,7 @@ class StaySchema(Schema):
 
     @validates_schema(skip_on_field_errors=False)
     def _stay(self, data, **_):
-        errors: dict[str, list[str]] = {}
-        check_in, check_out = data.get("check_in"), data.get("check_out")
-        if check_in is not None and check_in < earliest_today():
-            errors["check_in"] = ["must be today or later"]
-        if check_in is not None and check_out is not None:
-            if check_out <= check_in:
-                errors["check_out"] = ["must be after check_in (same-day stays are not sold "
-                                       "here)"]
-            elif (check_out - check_in).days > MAX_NIGHTS:
-                errors["check_out"] = [f"a stay is at most {MAX_NIGHTS} nights"]
+        errors = stay_date_errors(data)
         rooms, occupancy = data.get("rooms"), data.get("occupancy")
         if rooms is not None and occupancy is not None and len(occupancy) not in (1, rooms):
             errors["occupancy"] = [f"must have 1 entry (applied to every room) or exactly "

@@ -1,41 +1,131 @@
+from functools import cache
+
+from flask import current_app
 
 from .. import API_PREFIX
 from ..api import ApiBlueprint
-from ..auth.access import requires
+from ..auth.access import current_caller, requires
+from ..availability.stay import utc_now
 from ..docs import GUARDED, WITH_BODY, error_responses
-from ..pending import not_implemented
+from ..envelope import enveloped
+from .create import create_booking as book
+from .manage import cancel_booking as cancel, read_booking
+from .quote import quote as price_quote
+from .quote_token import QuoteTokens
+from .schemas import (BookingDataSchema, BookingRequestSchema, BookingResultSchema,
+                      CancelRequestSchema, CancelResultSchema, QuoteRequestSchema,
+                      QuoteResultSchema)
 
 blp = ApiBlueprint("bookings", __name__, url_prefix=API_PREFIX,
                 description="Pull bookings: quote, book, read and cancel.")
 
 
+def _db():
+    return current_app.extensions["connectivity.db"]
+
+
+@cache
+def _tokens_for(secret_key: str, ttl_seconds: int) -> QuoteTokens:
+    return QuoteTokens(secret_key, ttl_seconds)
+
+
+def _tokens() -> QuoteTokens:
+    settings = current_app.extensions["connectivity.settings"]
+    return _tokens_for(settings.secret_key, settings.quote_ttl_seconds)
+
+
 @blp.route("/bookings/quote", methods=["POST"])
-@error_responses(blp, *GUARDED, *WITH_BODY, 404, 409, 501)
+@blp.arguments(QuoteRequestSchema)
+@blp.response(200, enveloped(QuoteResultSchema))
+@error_responses(blp, *GUARDED, *WITH_BODY, 404, 409)
 @requires("booking.quote")
-def quote():
-    """Price an exact stay and get a short-lived quote token (scope booking.quote)"""
-    not_implemented()
+def quote(request):
+    """Price an exact stay and get a short-lived quote token (scope booking.quote)
+
+    Priced exactly as POST /availability/rates prices the same room type and rate plan: every
+    night for all the rooms, in the requested `currency` (each night converted and rounded, the
+    total their sum), else in the hotel's. `quote_token` carries that total and currency, is
+    bound to the partner, environment, hotel, room type, rate plan, dates, rooms and the guests
+    per room, and is valid for `QUOTE_TTL_SECONDS` (default 900 s, 15 minutes) until
+    `expires_at`. It is signed (it cannot be forged or altered) but not encrypted, and is at most
+    512 characters.
+
+    Checks in order: 422 `validation_failed`; 404 `not_found` (hotel not mapped and active for
+    the caller, or room type / rate plan not mapped for it); 409 `not_sellable` with
+    `details.reasons` (closed, restrictions, occupancy, nationality, missing rate); 422
+    `currency_not_supported`; 409 `sold_out` when some night has fewer rooms than requested."""
+    return price_quote(_db(), _tokens(), current_caller(), request, utc_now())
 
 
 @blp.route("/bookings", methods=["POST"])
-@error_responses(blp, *GUARDED, *WITH_BODY, 404, 409, 501)
+@blp.arguments(BookingRequestSchema)
+@blp.response(201, enveloped(BookingResultSchema))
+@blp.alt_response(200, schema=enveloped(BookingResultSchema),
+                  description="a replay of an existing `partner_reference`: the original "
+                              "booking, `idempotent_replay: true`")
+@error_responses(blp, *GUARDED, *WITH_BODY, 404, 409)
 @requires("booking.write", "booking.quote")
-def create_booking():
-    """Create a confirmed booking (scopes booking.write and booking.quote)"""
-    not_implemented()
+def create_booking(request):
+    """Create a confirmed booking (scopes booking.write and booking.quote)
+
+    `partner_reference` is the idempotency key, unique per partner and environment. A request
+    whose reference is already a booking gets that booking back with 200 and
+    `idempotent_replay: true`, before any other check (a retry after a price change still gets
+    its booking), and `request_differs: true` when its body is not the original's (compared
+    after parsing: key order and number spelling do not count). Never a second booking, never a
+    second inventory decrement, also when the retries run concurrently.
+
+    The occupancy comes from `guests`, per `room_number` (`is_adult` guests are adults, the
+    others children with their `age`). The nationality is the quote token's when one is sent,
+    else the lead guest's (`is_lead`, else the first adult of room 1). With `quote_token` the
+    quoted total and currency apply (the stored nights are the current ones when they still add
+    up to it, else the quoted total spread over the nights in their proportions); without one
+    the current price does.
+
+    Checks in order (nothing is stored unless all pass): 422 `validation_failed`; 200 replay;
+    404 `not_found` (hotel, room type or rate plan not mapped and active for the caller); 422
+    `invalid_quote_token`, 409 `quote_expired`, 409 `quote_mismatch` (issued for another stay,
+    occupancy or partner); 409 `not_sellable` with `details.reasons`; 422
+    `currency_not_supported`; 409 `price_mismatch` when `total_amount` or `currency` differs
+    from the service's figure to the minor unit (`details` has that figure); 409 `sold_out` when
+    some night has fewer rooms left than `rooms` (all nights are taken or none). The booking
+    keeps its nights and a copy of the cancellation policy in force."""
+    payload, status = book(_db(), _tokens(), current_caller(), request, utc_now())
+    return payload, status
 
 
 @blp.route("/bookings/<reference:reference>", methods=["GET"])
-@error_responses(blp, *GUARDED, 404, 501)
+@blp.response(200, enveloped(BookingDataSchema))
+@error_responses(blp, *GUARDED, 404)
 @requires("booking.read")
 def get_booking(reference):
-    """A booking by the partner's own reference (scope booking.read)"""
-    not_implemented()
+    """A booking by the partner's own reference (scope booking.read)
+
+    Only the caller's bookings in the key's environment; another partner's reference answers
+    404 `not_found` exactly as an absent one. A booking stays readable when its property's
+    distribution is paused."""
+    return read_booking(_db(), current_caller(), reference)
 
 
 @blp.route("/bookings/<reference:reference>/cancel", methods=["POST"])
-@error_responses(blp, *GUARDED, *WITH_BODY, 404, 409, 501)
+@blp.arguments(CancelRequestSchema)
+@blp.response(200, enveloped(CancelResultSchema))
+@error_responses(blp, *GUARDED, *WITH_BODY, 404, 409)
 @requires("booking.cancel")
-def cancel_booking(reference):
-    """Cancel a booking; returns the penalty applied (scope booking.cancel)"""
-    not_implemented()
+def cancel_booking(request, reference):
+    """Cancel a booking; returns the penalty applied (scope booking.cancel)
+
+    The penalty follows the cancellation policy copied into the booking when it was made (a
+    later policy change does not move it): hours are counted from now to 00:00 of the check-in
+    date in the property's timezone; every tier whose `within_hours` covers them applies and the
+    largest penalty wins (`nights`: the first N nights' amounts; `percent`: of the total;
+    `amount`: per booking, converted at the booking's rate); non-refundable is the total; never
+    more than the total. Once check-in time has passed every tier applies.
+
+    With `expected_penalty_amount` (in the booking's `currency`; another `currency` is 422) a
+    higher penalty is 409 `penalty_exceeds_expectation` with `details.penalty_amount` and
+    nothing changes. Otherwise the booking becomes `cancelled`, its rooms are released once and
+    the penalty is recorded. Cancelling a cancelled booking returns the recorded result with
+    `idempotent_replay: true` and releases nothing. A booking stays cancellable when its
+    property's distribution is paused."""
+    return cancel(_db(), current_caller(), reference, request, utc_now())

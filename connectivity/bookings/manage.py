@@ -1,0 +1,78 @@
+"""GET /bookings/{reference} and POST /bookings/{reference}/cancel. Both see only the caller's
+bookings in the caller's environment; anything else is answered as absent."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from ..auth.authenticate import Caller
+from ..db import Database
+from ..errors import Conflict, NotFound, ValidationFailed
+from ..pricing import CancellationPolicy, hours_before_check_in, penalty_for_cancellation
+from ..queries import queries
+from .records import booking_view, json_amount
+
+
+def _find(conn, caller: Caller, reference: str) -> dict:
+    row = queries().bookings.find_booking(conn, partner_id=caller.partner_id,
+                                          environment=caller.environment,
+                                          partner_reference=reference)
+    if row is None:
+        raise NotFound(f"no booking {reference!r} for this partner")
+    return row
+
+
+def read_booking(db: Database, caller: Caller, reference: str) -> dict:
+    with db.connection() as conn:
+        return {"booking": booking_view(_find(conn, caller, reference))}
+
+
+def cancel_booking(db: Database, caller: Caller, reference: str, request: dict[str, Any],
+                   now: dt.datetime) -> dict:
+    return db.run(_cancel, caller, reference, request, now)
+
+
+def penalty_now(booking: dict, now: dt.datetime) -> Decimal:
+    """The penalty of cancelling at `now` under the policy copied into the booking: hours to
+    00:00 of check-in in the property's timezone, amounts in the booking's currency."""
+    rate = booking["policy_fx_rate"]
+    return penalty_for_cancellation(
+        CancellationPolicy.from_dict(booking["cancellation_policy"]),
+        [Decimal(n["amount"]) for n in booking["nights"]], booking["total_amount"],
+        hours_before_check_in(now, booking["check_in"], booking["timezone"]),
+        booking["currency"], amount_converter=lambda amount: amount * rate)
+
+
+def _result(booking: dict, replay: bool) -> dict:
+    return {"booking": booking_view(booking), "penalty_amount": booking["penalty_amount"],
+            "currency": booking["currency"], "idempotent_replay": replay}
+
+
+def _cancel(conn, caller: Caller, reference: str, request: dict, now: dt.datetime) -> dict:
+    q = queries().bookings
+    booking = _find(conn, caller, reference)
+    currency = request.get("currency")
+    if currency is not None and currency != booking["currency"]:
+        raise ValidationFailed({"currency": [
+            f"must be the booking's currency, {booking['currency']}"]})
+    if booking["status"] == "cancelled":
+        return _result(booking, replay=True)
+    penalty = penalty_now(booking, now)
+    expected = request.get("expected_penalty_amount")
+    if expected is not None and expected < penalty:
+        raise Conflict("penalty_exceeds_expectation",
+                       f"cancelling now costs {penalty} {booking['currency']}, more than the "
+                       f"{expected} expected; the booking was not cancelled",
+                       details={"penalty_amount": json_amount(penalty),
+                                "currency": booking["currency"]})
+    cancelled = q.mark_cancelled(conn, id=booking["id"], cancelled_at=now,
+                                 penalty_amount=penalty, cancel_reason=request.get("reason"))
+    if cancelled is None:
+        # Another cancel changed the status first (and released the rooms): its result stands.
+        return _result(_find(conn, caller, reference), replay=True)
+    q.release_inventory(conn, property_id=booking["property_id"],
+                        room_type_id=booking["room_type_id"], check_in=booking["check_in"],
+                        check_out=booking["check_out"], rooms=booking["rooms"])
+    return _result({**cancelled, "timezone": booking["timezone"]}, replay=False)

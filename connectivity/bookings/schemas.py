@@ -1,0 +1,199 @@
+"""Requests and responses of the pull bookings: quote, create, read and cancel, with the field
+rules of the specification's tables. Every failing path is reported at once (422
+`validation_failed`)."""
+
+from __future__ import annotations
+
+import re
+
+from email_validator import EmailNotValidError, validate_email
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from .. import validators
+from ..availability.schemas import NightSchema, StaySchema, stay_date_errors
+from ..mapping.schemas import CancellationPolicySchema
+from ..pricing import OccupancyError, occupancy_from_guests
+from ..schema_fields import Amount, Day, Flag, Money
+from .quote_token import MAX_TOKEN_LENGTH
+
+REFERENCE_RE = re.compile(r"^[A-Za-z0-9._-]{1,120}\Z")
+ARRIVAL_TIME_RE = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]\Z")
+# Control characters (NUL above all: PostgreSQL cannot store it in text or jsonb) have no place
+# in a name, a phone number or a guest's request; tab and newline do in special_requests.
+# Lone surrogates (JSON allows "\ud800") cannot be encoded to UTF-8 for PostgreSQL either.
+CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+CONTROL_BUT_LINES_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+# 30 rooms of at most 20 adults and 10 children.
+MAX_GUESTS = 900
+
+
+def _text(max_length: int, *, lines: bool = False, **kwargs) -> fields.String:
+    pattern = CONTROL_BUT_LINES_RE if lines else CONTROL_RE
+
+    def printable(value: str) -> None:
+        if pattern.search(value):
+            raise ValidationError("must not contain control characters")
+    return fields.String(validate=[validate.Length(min=1, max=max_length), printable], **kwargs)
+
+
+def _code() -> fields.String:
+    """A partner's code: 1-120 characters, none of them one PostgreSQL cannot store."""
+    return _text(120, required=True)
+
+
+def _email(value: str) -> None:
+    if len(value) > 255:
+        raise ValidationError("must be at most 255 characters")
+    try:
+        validate_email(value, check_deliverability=False)
+    except EmailNotValidError as exc:
+        raise ValidationError(f"must be a valid e-mail address ({exc})") from None
+
+
+class QuoteRequestSchema(StaySchema):
+    hotel_code = _code()
+    room_type_code = _code()
+    rate_plan_code = _code()
+
+
+class GuestSchema(Schema):
+    room_number = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30),
+                                 metadata={"description": "1 to `rooms`"})
+    first_name = _text(100, required=True)
+    last_name = _text(100, required=True)
+    is_adult = Flag(required=True)
+    age = fields.Integer(strict=True, validate=validate.Range(0, 120), metadata={
+        "description": "a child's age prices it (older than the property's `max_child_age`: "
+                       "as an adult); a child without an age is priced as a child"})
+    nationality = fields.String(validate=validators.country_code,
+                                metadata={"description": "ISO 3166-1 alpha-2"})
+    is_lead = Flag(metadata={
+        "description": "at most one guest; the lead guest's nationality is the booking's when "
+                       "no quote_token is sent (else the first adult of room 1's)"})
+
+
+class ContactSchema(Schema):
+    first_name = _text(100, required=True)
+    last_name = _text(100)
+    email = fields.String(required=True, validate=_email)
+    phone = _text(50)
+
+
+class BookingRequestSchema(Schema):
+    partner_reference = fields.String(required=True, validate=validate.Regexp(
+        REFERENCE_RE, error="must be 1-120 characters of letters, digits, '.', '_' or '-'"),
+        metadata={"description": "the idempotency key: unique per partner and environment"})
+    quote_token = fields.String(validate=validate.Length(min=1, max=MAX_TOKEN_LENGTH), metadata={
+        "description": "from POST /bookings/quote: the quoted total and currency apply"})
+    hotel_code = _code()
+    room_type_code = _code()
+    rate_plan_code = _code()
+    check_in = Day(required=True, metadata={"description": "today or later, property time"})
+    check_out = Day(required=True, metadata={"description": "after check_in"})
+    rooms = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30))
+    guests = fields.List(fields.Nested(GuestSchema), required=True,
+                         validate=validate.Length(min=1, max=MAX_GUESTS), metadata={
+                             "description": "per room, keyed by `room_number`; every room "
+                                            "1..`rooms` has at least one `is_adult` guest; the "
+                                            "occupancy that prices the booking comes from here"})
+    contact = fields.Nested(ContactSchema, required=True)
+    total_amount = Amount(required=True, metadata={
+        "description": "the partner's expected total; must equal the service's to the minor "
+                       "unit, else 409 `price_mismatch`"})
+    currency = fields.String(required=True, validate=validators.currency_code)
+    special_requests = _text(2000, lines=True)
+    arrival_time = fields.String(validate=validate.Regexp(
+        ARRIVAL_TIME_RE, error="must be a time written HH:MM"), metadata={"example": "15:30"})
+
+    @validates_schema(skip_on_field_errors=False)
+    def _stay_and_rooms(self, data, **_):
+        errors = stay_date_errors(data)
+        rooms, guests = data.get("rooms"), data.get("guests")
+        if rooms is not None and guests is not None:
+            try:
+                occupancy_from_guests(guests, rooms, max_child_age=17)
+            except OccupancyError as exc:
+                for path, messages in exc.fields.items():
+                    errors.setdefault(path, []).extend(messages)
+        if guests is not None and sum(1 for g in guests if g.get("is_lead")) > 1:
+            errors.setdefault("guests", []).append("at most one guest may be `is_lead`")
+        if errors:
+            raise ValidationError(errors)
+
+
+class CancelRequestSchema(Schema):
+    reason = _text(500, lines=True)
+    expected_penalty_amount = Amount(metadata={
+        "description": "the most the caller accepts to pay; a higher penalty is 409 "
+                       "`penalty_exceeds_expectation` and nothing is cancelled"})
+    currency = fields.String(validate=validators.currency_code, metadata={
+        "description": "of expected_penalty_amount: the booking's currency (422 otherwise)"})
+
+
+class StayNightSchema(Schema):
+    date = fields.Date(required=True)
+    amount = Money(required=True, metadata={"description": "the night's price, all rooms"})
+
+
+class QuoteResultSchema(Schema):
+    quote_token = fields.String(required=True, metadata={
+        "description": "send with POST /bookings within the validity; at most 512 characters; "
+                       "signed, not encrypted"})
+    expires_at = fields.DateTime(required=True)
+    hotel_code = fields.String(required=True)
+    room_type_code = fields.String(required=True)
+    rate_plan_code = fields.String(required=True)
+    check_in = fields.Date(required=True)
+    check_out = fields.Date(required=True)
+    rooms = fields.Integer(required=True)
+    total_amount = Money(required=True)
+    currency = fields.String(required=True)
+    nights = fields.List(fields.Nested(NightSchema), required=True)
+    cancellation_policy = fields.Nested(CancellationPolicySchema, required=True)
+
+
+class BookingSchema(Schema):
+    partner_reference = fields.String(required=True)
+    confirmation_number = fields.String(required=True)
+    status = fields.String(required=True, metadata={"enum": ["confirmed", "cancelled"]})
+    hotel_code = fields.String(required=True)
+    room_type_code = fields.String(required=True)
+    rate_plan_code = fields.String(required=True)
+    check_in = fields.Date(required=True)
+    check_out = fields.Date(required=True)
+    rooms = fields.Integer(required=True)
+    total_amount = Money(required=True)
+    currency = fields.String(required=True)
+    nights = fields.List(fields.Nested(StayNightSchema), required=True)
+    cancellation_policy = fields.Nested(CancellationPolicySchema, required=True, metadata={
+        "description": "as in force when the booking was made; the penalty follows it"})
+    guests = fields.List(fields.Nested(GuestSchema), required=True)
+    contact = fields.Nested(ContactSchema, required=True)
+    special_requests = fields.String(allow_none=True)
+    arrival_time = fields.String(allow_none=True)
+    created_at = fields.DateTime(required=True)
+    cancelled_at = fields.DateTime(required=True, allow_none=True, metadata={
+        "description": "null until cancelled"})
+    penalty_amount = Money(required=True, allow_none=True, metadata={
+        "description": "null until cancelled"})
+
+
+class BookingResultSchema(Schema):
+    booking = fields.Nested(BookingSchema, required=True)
+    idempotent_replay = fields.Boolean(required=True, metadata={
+        "description": "true when partner_reference was already a booking: that booking is "
+                       "returned (200) and nothing else happens"})
+    request_differs = fields.Boolean(required=True, metadata={
+        "description": "on a replay, true when this body differs from the original's"})
+
+
+class BookingDataSchema(Schema):
+    booking = fields.Nested(BookingSchema, required=True)
+
+
+class CancelResultSchema(Schema):
+    booking = fields.Nested(BookingSchema, required=True)
+    penalty_amount = Money(required=True)
+    currency = fields.String(required=True)
+    idempotent_replay = fields.Boolean(required=True, metadata={
+        "description": "true when the booking was already cancelled: the recorded result"})

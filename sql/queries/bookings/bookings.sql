@@ -1,0 +1,62 @@
+-- name: claim_reference(partner_id, environment, partner_reference)^
+-- The first statement of POST /bookings. A concurrent duplicate waits here on the primary key
+-- until the first transaction ends; no row back means the reference is already a booking.
+INSERT INTO booking_claims (partner_id, environment, partner_reference, booking_id)
+VALUES (:partner_id, :environment, :partner_reference, nextval('bookings_id_seq'))
+ON CONFLICT (partner_id, environment, partner_reference) DO NOTHING
+RETURNING booking_id;
+
+-- name: find_booking(partner_id, environment, partner_reference)^
+-- A booking of the caller, whatever its mapping's distribution state (a pause hides a property
+-- from selling, not from the bookings already made).
+SELECT b.*, pr.timezone
+  FROM bookings b
+  JOIN properties pr ON pr.id = b.property_id
+ WHERE b.partner_id = :partner_id AND b.environment = :environment
+   AND b.partner_reference = :partner_reference;
+
+-- name: decrement_inventory(property_id, room_type_id, check_in, check_out, rooms)
+-- Every night of the stay in one statement, each only if it still has the rooms: the caller
+-- compares the dates returned with the nights and rolls back unless all of them came back.
+-- The primary key leads with (property_id, date), so the rows are visited and locked in date
+-- order and two overlapping stays queue behind each other instead of deadlocking. A night with
+-- no inventory row, or a NULL one, is not returned: nothing was ever loaded, so it is sold out.
+UPDATE room_type_days
+   SET available = available - :rooms
+ WHERE property_id = :property_id AND room_type_id = :room_type_id
+   AND date >= :check_in AND date < :check_out
+   AND available >= :rooms
+RETURNING date;
+
+-- name: release_inventory(property_id, room_type_id, check_in, check_out, rooms)
+-- Gives back what a booking took; called only by the transaction whose conditional status
+-- change cancelled it, so it runs once per booking.
+UPDATE room_type_days
+   SET available = available + :rooms
+ WHERE property_id = :property_id AND room_type_id = :room_type_id
+   AND date >= :check_in AND date < :check_out
+   AND available IS NOT NULL
+RETURNING date;
+
+-- name: insert_booking(id, partner_id, environment, partner_reference, confirmation_number, request_hash, mapping_id, property_id, room_type_id, rate_plan_id, hotel_code, room_type_code, rate_plan_code, check_in, check_out, rooms, total_amount, currency, nights, cancellation_policy, policy_currency, policy_fx_rate, nationality, guests, contact, special_requests, arrival_time)^
+INSERT INTO bookings (id, partner_id, environment, partner_reference, confirmation_number,
+                      request_hash, status, mapping_id, property_id, room_type_id, rate_plan_id,
+                      hotel_code, room_type_code, rate_plan_code, check_in, check_out, rooms,
+                      total_amount, currency, nights, cancellation_policy, policy_currency,
+                      policy_fx_rate, nationality, guests, contact, special_requests,
+                      arrival_time)
+VALUES (:id, :partner_id, :environment, :partner_reference, :confirmation_number,
+        :request_hash, 'confirmed', :mapping_id, :property_id, :room_type_id, :rate_plan_id,
+        :hotel_code, :room_type_code, :rate_plan_code, :check_in, :check_out, :rooms,
+        :total_amount, :currency, :nights, :cancellation_policy, :policy_currency,
+        :policy_fx_rate, :nationality, :guests, :contact, :special_requests, :arrival_time)
+RETURNING *;
+
+-- name: mark_cancelled(id, cancelled_at, penalty_amount, cancel_reason)^
+-- The transition itself is the guard: of two concurrent cancels only one gets the row back,
+-- and only that one releases the inventory.
+UPDATE bookings
+   SET status = 'cancelled', cancelled_at = :cancelled_at, penalty_amount = :penalty_amount,
+       cancel_reason = :cancel_reason
+ WHERE id = :id AND status = 'confirmed'
+RETURNING *;
