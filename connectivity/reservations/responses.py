@@ -104,7 +104,7 @@ class ReservationPenaltySchema(Schema):
     partner_claim_currency = fields.String(allow_none=True)
 
 
-class CancelResultSchema(DeliveryResultSchema):
+class ReservationCancelResultSchema(DeliveryResultSchema):
     penalty = fields.Nested(ReservationPenaltySchema, required=True)
     orphan = fields.Boolean(required=True, metadata={
         "description": "true when the reservation had not been received"})

@@ -10,8 +10,8 @@ from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
 from ..docs import GUARDED, WITH_BODY, error_responses
 from ..envelope import enveloped
-from .responses import CancelResultSchema, DeliveryResultSchema
-from .schemas import CancelRequestSchema, ModifyRequestSchema, ReservationRequestSchema
+from .responses import ReservationCancelResultSchema, DeliveryResultSchema
+from .schemas import ReservationCancelRequestSchema, ModifyRequestSchema, ReservationRequestSchema
 from .service import cancel_reservation as cancel_use_case
 from .service import modify_reservation as modify_use_case
 from .service import push_reservation as push_use_case
@@ -82,8 +82,8 @@ def push_reservation(reservation):
 
 @blp.route("/reservations/<reference:reference>/cancel", methods=["POST"])
 @_documented
-@blp.arguments(CancelRequestSchema)
-@blp.response(200, enveloped(CancelResultSchema))
+@blp.arguments(ReservationCancelRequestSchema)
+@blp.response(200, enveloped(ReservationCancelResultSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY)
 @requires("reservation.cancel")
 def cancel_reservation(cancel, reference):

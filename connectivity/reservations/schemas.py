@@ -95,7 +95,7 @@ class PushedRoomSchema(Schema):
                                                   "stay; without it the total is unverified"})
 
 
-class GuestSchema(Schema):
+class ReservationGuestSchema(Schema):
     room_number = fields.Integer(required=True, strict=True,
                                  validate=validate.Range(1, MAX_ROOMS_TOTAL))
     first_name = text(100, required=True)
@@ -105,7 +105,7 @@ class GuestSchema(Schema):
                                 metadata={"description": "ISO 3166-1 alpha-2"})
 
 
-class ContactSchema(Schema):
+class ReservationContactSchema(Schema):
     email = fields.String(validate=email_address)
     phone = text(50)
 
@@ -124,9 +124,9 @@ class ReservationRequestSchema(Schema):
         "description": f"after check_in; at most {MAX_NIGHTS} nights"})
     rooms = fields.List(fields.Nested(PushedRoomSchema), required=True,
                         validate=validate.Length(1, 50))
-    guests = fields.List(fields.Nested(GuestSchema), required=True,
+    guests = fields.List(fields.Nested(ReservationGuestSchema), required=True,
                          validate=validate.Length(1, MAX_ROOMS_TOTAL * 30))
-    contact = fields.Nested(ContactSchema)
+    contact = fields.Nested(ReservationContactSchema)
     sell_amount = Amount(metadata={"description": "what the guest paid the channel; needs "
                                                   "`sell_currency`"})
     sell_currency = currency()
@@ -160,7 +160,7 @@ class ReservationRequestSchema(Schema):
             raise ValidationError(errors)
 
 
-class CancelRequestSchema(Schema):
+class ReservationCancelRequestSchema(Schema):
     cancelled_at = Day(metadata={"description": "the day the guest cancelled; else the day "
                                                 "the cancellation arrived (property time)"})
     reason = text(500)

@@ -22,7 +22,7 @@ from .findings import (Finding, nightly_rates_findings, penalty_claim_differs, s
 from .inventory import lock_nights, release_inventory, rooms_wanted, take_inventory
 from .penalty import penalty_for_cancellation
 from .reconciliation import reconciliation_of, record_reconciliation
-from .schemas import CancelRequestSchema, ModifyRequestSchema
+from .schemas import ReservationCancelRequestSchema, ModifyRequestSchema
 from .state import shown, to_json, with_modification
 
 ORPHAN = "orphan_cancellation"
@@ -70,7 +70,7 @@ def push_reservation(conn, caller: Caller, reservation: dict, raw: str,
         cancel = q.latest_delivery(conn, reservation_id=row["id"], kind="cancel", payload=None)
         if cancel is not None:
             findings += _settle_penalty(conn, row["id"], state,
-                                        CancelRequestSchema().load(cancel["payload"]),
+                                        ReservationCancelRequestSchema().load(cancel["payload"]),
                                         cancel["received_at"], hotel["timezone"])
     record_reconciliation(conn, row["id"], delivery["version"], findings)
     return _answer(conn, row["id"], delivery, [f.public() for f in findings])
