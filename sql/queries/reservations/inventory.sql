@@ -1,7 +1,8 @@
 -- name: take_inventory(reservation_id, version, property_id, wanted)
 -- Takes least(available, wanted) per (room type, night) in one statement and records per night
--- what was wanted and taken. Rows are locked in (room type, date) order so that concurrent
--- reservations queue instead of deadlocking. A night without a row, or whose `available` was
+-- what was wanted and taken. Rows are locked in (date, room type) order, the primary key's and
+-- the one bookings and ARI batches lock in, so that concurrent writers queue instead of
+-- deadlocking. A night without a row, or whose `available` was
 -- never sent, takes nothing (NULL must not reach least(), which would ignore it).
 -- wanted: jsonb [{"room_type_id", "date", "rooms"}].
 WITH wanted AS (
@@ -15,7 +16,7 @@ locked AS MATERIALIZED (
      WHERE d.property_id = :property_id
        AND (d.room_type_id, d.date) IN (SELECT room_type_id, date FROM wanted)
        AND d.available IS NOT NULL
-     ORDER BY d.room_type_id, d.date
+     ORDER BY d.date, d.room_type_id
        FOR UPDATE OF d
 ),
 taken AS (
@@ -48,7 +49,7 @@ owed AS (
 locked AS MATERIALIZED (
     SELECT d.property_id, d.room_type_id, d.date
       FROM room_type_days d JOIN owed o USING (property_id, room_type_id, date)
-     ORDER BY d.room_type_id, d.date
+     ORDER BY d.date, d.room_type_id
        FOR UPDATE OF d
 )
 UPDATE room_type_days d
@@ -59,8 +60,8 @@ RETURNING d.room_type_id, d.date, o.taken;
 
 -- name: lock_nights(property_id, reservation_id, wanted)
 -- A modify releases the old state's nights and takes the new state's: locking both sets first,
--- in the one (room type, date) order every statement here uses, keeps two modifies that swap
--- room types from deadlocking.
+-- in the one (date, room type) order every writer of room_type_days uses, keeps two modifies
+-- that swap room types from deadlocking.
 SELECT d.room_type_id, d.date
   FROM room_type_days d
  WHERE d.property_id = :property_id
@@ -70,5 +71,5 @@ SELECT d.room_type_id, d.date
         OR (d.room_type_id, d.date) IN (
             SELECT n.room_type_id, n.date FROM reservation_nights n
              WHERE n.reservation_id = :reservation_id AND n.released_at IS NULL))
- ORDER BY d.room_type_id, d.date
+ ORDER BY d.date, d.room_type_id
    FOR UPDATE OF d;
