@@ -27,6 +27,8 @@ class Settings:
     # A partner's request is rejected when its clock is further off than this.
     signature_max_skew_seconds: int = 300
     nonce_ttl_seconds: int = 600
+    # The worker enqueues again an unfinished ARI batch this old whose job Redis lost.
+    ari_stranded_after_seconds: int = 60
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -50,6 +52,7 @@ class Settings:
                 db_pool_timeout_seconds=float(env.get("DB_POOL_TIMEOUT_SECONDS", 5)),
                 redis_prefix=env.get("REDIS_PREFIX", "pcs:"),
                 log_level=env.get("LOG_LEVEL", "INFO").upper(),
+                ari_stranded_after_seconds=int(env.get("ARI_STRANDED_AFTER_SECONDS", 60)),
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None

@@ -19,22 +19,26 @@ from .db import Database
 from .logs import configure_logging
 from .settings import Settings
 
-# How often the worker looks for stranded batches (RQ's maintenance interval), and how old an
-# unfinished batch must be before it counts as stranded.
+# How often the worker looks for stranded batches (RQ's maintenance interval); how old an
+# unfinished batch must be to count as stranded is a setting (ARI_STRANDED_AFTER_SECONDS).
 RECOVERY_INTERVAL_SECONDS = 30
-STRANDED_AFTER_SECONDS = 60
 
 
 class BatchWorker(HerokuWorker):
-    def __init__(self, *args, batch_queue: BatchQueue, database: Database, **kwargs):
-        super().__init__(*args, maintenance_interval=RECOVERY_INTERVAL_SECONDS, **kwargs)
+    def __init__(self, *args, batch_queue: BatchQueue, database: Database,
+                 stranded_after_seconds: float, **kwargs):
+        # An idle worker waits on Redis for up to worker_ttl - 15 s and only then gets to its
+        # maintenance: a TTL of the interval + 15 s keeps recovery on its interval when idle.
+        super().__init__(*args, maintenance_interval=RECOVERY_INTERVAL_SECONDS,
+                         worker_ttl=RECOVERY_INTERVAL_SECONDS + 15, **kwargs)
         self.batch_queue = batch_queue
         self.database = database
+        self.stranded_after_seconds = stranded_after_seconds
 
     def run_maintenance_tasks(self):
         super().run_maintenance_tasks()
         requeue_stranded_batches(self.database, self.batch_queue,
-                                 older_than_seconds=STRANDED_AFTER_SECONDS)
+                                 older_than_seconds=self.stranded_after_seconds)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -54,7 +58,8 @@ def main(argv: list[str] | None = None) -> None:
     connection = redis.Redis.from_url(settings.redis_url)
     worker = BatchWorker([queue_name(settings.redis_prefix)], connection=connection,
                          batch_queue=BatchQueue(connection, settings.redis_prefix),
-                         database=recovery)
+                         database=recovery,
+                         stranded_after_seconds=settings.ari_stranded_after_seconds)
     try:
         worker.work(burst=args.burst, with_scheduler=not args.burst)
     finally:

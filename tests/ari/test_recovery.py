@@ -91,9 +91,10 @@ def test_a_worker_killed_mid_batch_leaves_it_to_be_applied_exactly_once(
     assert plan_days("LIS1", "DBL", "BAR")[day(0)]["rate"] == 125
 
 
-def start_worker(services, settings) -> subprocess.Popen:
+def start_worker(services, settings, **extra_env) -> subprocess.Popen:
     env = {**os.environ, "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
-           "REDIS_PREFIX": services.redis_prefix, "SECRET_KEY": settings.secret_key}
+           "REDIS_PREFIX": services.redis_prefix, "SECRET_KEY": settings.secret_key,
+           **extra_env}
     return subprocess.Popen([sys.executable, "-m", "connectivity.worker", "--burst"], cwd=ROOT,
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -166,3 +167,23 @@ def test_a_batch_is_reported_failed_only_once_its_retries_are_spent(db, put, wor
         with db.connection() as conn:
             conn.execute("DROP TRIGGER refuse ON room_type_days")
             conn.execute("DROP FUNCTION refuse()")
+
+
+def test_the_worker_recovers_stranded_batches_when_it_starts(services, settings, db, issue,
+                                                             catalog, room_days):
+    # Accepted while Redis was unreachable: in PostgreSQL only.
+    down = create_app(dataclasses.replace(settings, redis_url="redis://127.0.0.1:1/0"))
+    try:
+        response = down.test_client().put(
+            f"{API}/ari", json={"hotel_code": "ACME-LIS", "items": [
+                {"room_type_code": "ACME-SGL", "date": day(1), "availability": 6}]},
+            headers={"Authorization": f"Bearer {issue('push', signed=False).token}"})
+        batch_id = assert_envelope_success(response, 202)["batch_id"]
+    finally:
+        down.extensions["connectivity.db"].close()
+        down.extensions["connectivity.guards"].close()
+    # The Procfile's worker, as it starts (burst: it exits once the queue is empty).
+    worker = start_worker(services, settings, ARI_STRANDED_AFTER_SECONDS="0")
+    assert worker.wait(timeout=60) == 0
+    assert batch_row(db, batch_id) == {"status": "applied", "attempts": 1, "applied_count": 1}
+    assert room_days("LIS1", "SGL")[day(1)]["available"] == 6
