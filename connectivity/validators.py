@@ -6,6 +6,7 @@ import re
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import pycountry
+from email_validator import EmailNotValidError, validate_email
 from marshmallow import ValidationError
 
 CODE_RE = re.compile(r"^[A-Za-z0-9._-]{1,64}\Z")
@@ -40,3 +41,13 @@ def partner_code(value: str) -> None:
     """A partner's own code for a hotel, room type or rate plan: any printable text but '/'."""
     if not PARTNER_CODE_RE.match(value):
         raise ValidationError("must be 1-120 characters, without '/' or control characters")
+
+
+def email_address(value: str) -> None:
+    """An e-mail address by a standard validator (no network), at most 255 characters."""
+    if len(value) > 255:
+        raise ValidationError("must be at most 255 characters")
+    try:
+        validate_email(value, check_deliverability=False)
+    except EmailNotValidError as exc:
+        raise ValidationError(f"must be a valid e-mail address ({exc})") from None

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-from email_validator import EmailNotValidError, validate_email
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from .. import validators
@@ -41,15 +40,6 @@ def _code() -> fields.String:
     return _text(120, required=True)
 
 
-def _email(value: str) -> None:
-    if len(value) > 255:
-        raise ValidationError("must be at most 255 characters")
-    try:
-        validate_email(value, check_deliverability=False)
-    except EmailNotValidError as exc:
-        raise ValidationError(f"must be a valid e-mail address ({exc})") from None
-
-
 class QuoteRequestSchema(StaySchema):
     hotel_code = _code()
     room_type_code = _code()
@@ -75,7 +65,7 @@ class GuestSchema(Schema):
 class ContactSchema(Schema):
     first_name = _text(100, required=True)
     last_name = _text(100)
-    email = fields.String(required=True, validate=_email)
+    email = fields.String(required=True, validate=validators.email_address)
     phone = _text(50)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from email_validator import EmailNotValidError, validate_email
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from .. import validators
@@ -47,12 +46,7 @@ def currency(**kwargs) -> fields.String:
 
 def email_address(value: str) -> None:
     storable(value)
-    if len(value) > 255:
-        raise ValidationError("must be at most 255 characters")
-    try:
-        validate_email(value, check_deliverability=False)
-    except EmailNotValidError as exc:
-        raise ValidationError(f"must be a valid e-mail address: {exc}") from None
+    validators.email_address(value)
 
 
 def _nights_of(data: dict) -> list[dt.date] | None:

@@ -32,18 +32,9 @@ def batch_row(db, batch_id: str) -> dict:
 
 def test_a_batch_accepted_while_redis_is_down_is_applied_once_it_returns(
         settings, db, issue, catalog, batch_queue, work, room_days, outcome):
-    down = create_app(dataclasses.replace(settings, redis_url="redis://127.0.0.1:1/0"))
-    try:
-        # An unsigned key: a signed request needs Redis for its nonce and fails closed.
-        key = issue("push", signed=False)
-        response = down.test_client().put(
-            f"{API}/ari", json={"hotel_code": "ACME-LIS", "items": [
-                {"room_type_code": "ACME-DBL", "date": day(0), "availability": 4}]},
-            headers={"Authorization": f"Bearer {key.token}"})
-        batch_id = assert_envelope_success(response, 202)["batch_id"]
-    finally:
-        down.extensions["connectivity.db"].close()
-        down.extensions["connectivity.guards"].close()
+    key = issue("push", signed=False)
+    batch_id = accept_while_redis_is_down(settings, key, [
+        {"room_type_code": "ACME-DBL", "date": day(0), "availability": 4}])
 
     assert work() == 0  # the queue never heard of it
     assert batch_row(db, batch_id)["status"] == "queued"
@@ -89,6 +80,20 @@ def test_a_worker_killed_mid_batch_leaves_it_to_be_applied_exactly_once(
     assert batch_row(db, batch_id) == {"status": "applied", "attempts": 2, "applied_count": 2}
     assert room_days("LIS1", "DBL")[day(0)]["available"] == 9
     assert plan_days("LIS1", "DBL", "BAR")[day(0)]["rate"] == 125
+
+
+def accept_while_redis_is_down(settings, key, items: list[dict]) -> str:
+    """PUT /ari to an app whose Redis cannot be reached: the batch is in PostgreSQL only. The
+    key must be unsigned: a signed request needs Redis for its nonce and fails closed."""
+    down = create_app(dataclasses.replace(settings, redis_url="redis://127.0.0.1:1/0"))
+    try:
+        response = down.test_client().put(
+            f"{API}/ari", json={"hotel_code": "ACME-LIS", "items": items},
+            headers={"Authorization": f"Bearer {key.token}"})
+        return assert_envelope_success(response, 202)["batch_id"]
+    finally:
+        down.extensions["connectivity.db"].close()
+        down.extensions["connectivity.guards"].close()
 
 
 def start_worker(services, settings, **extra_env) -> subprocess.Popen:
@@ -171,17 +176,8 @@ def test_a_batch_is_reported_failed_only_once_its_retries_are_spent(db, put, wor
 
 def test_the_worker_recovers_stranded_batches_when_it_starts(services, settings, db, issue,
                                                              catalog, room_days):
-    # Accepted while Redis was unreachable: in PostgreSQL only.
-    down = create_app(dataclasses.replace(settings, redis_url="redis://127.0.0.1:1/0"))
-    try:
-        response = down.test_client().put(
-            f"{API}/ari", json={"hotel_code": "ACME-LIS", "items": [
-                {"room_type_code": "ACME-SGL", "date": day(1), "availability": 6}]},
-            headers={"Authorization": f"Bearer {issue('push', signed=False).token}"})
-        batch_id = assert_envelope_success(response, 202)["batch_id"]
-    finally:
-        down.extensions["connectivity.db"].close()
-        down.extensions["connectivity.guards"].close()
+    batch_id = accept_while_redis_is_down(settings, issue("push", signed=False), [
+        {"room_type_code": "ACME-SGL", "date": day(1), "availability": 6}])
     # The Procfile's worker, as it starts (burst: it exits once the queue is empty).
     worker = start_worker(services, settings, ARI_STRANDED_AFTER_SECONDS="0")
     assert worker.wait(timeout=60) == 0
