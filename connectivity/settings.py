@@ -27,6 +27,8 @@ class Settings:
     # A partner's request is rejected when its clock is further off than this.
     signature_max_skew_seconds: int = 300
     nonce_ttl_seconds: int = 600
+    # When set, GET /metrics answers only `Authorization: Bearer <metrics_token>`.
+    metrics_token: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -50,6 +52,7 @@ class Settings:
                 db_pool_timeout_seconds=float(env.get("DB_POOL_TIMEOUT_SECONDS", 5)),
                 redis_prefix=env.get("REDIS_PREFIX", "pcs:"),
                 log_level=env.get("LOG_LEVEL", "INFO").upper(),
+                metrics_token=env.get("METRICS_TOKEN") or None,
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
