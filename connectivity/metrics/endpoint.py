@@ -16,13 +16,12 @@ without it (tests, `flask run`) they are this process's own."""
 from __future__ import annotations
 
 import hmac
-import os
 
 from flask import Blueprint, Flask, Response, current_app, request
 from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, CollectorRegistry, generate_latest
 
 from ..errors import Unauthorized
-from .http import REGISTRY, record_request
+from .http import MULTIPROCESS, REGISTRY, record_request
 from .stored import StoredStateCollector
 
 blp = Blueprint("metrics", __name__)
@@ -40,7 +39,7 @@ def metrics():
     """Prometheus text exposition (format 0.0.4)."""
     _check_token()
     registry = CollectorRegistry()
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if MULTIPROCESS:
         from prometheus_client import multiprocess
         multiprocess.MultiProcessCollector(registry)
     else:

@@ -8,10 +8,16 @@ codes, a closed list."""
 
 from __future__ import annotations
 
+import os
 import time
 
 from flask import Response, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
+
+# prometheus-client picked its value storage when first imported (just above), by this same
+# test: /metrics must read the values the way they are stored, whatever the environment says
+# later on.
+MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR" in os.environ
 
 # No `_created` series: multiprocess mode has none, and both modes should read alike.
 disable_created_metrics()

@@ -4,6 +4,7 @@ unreachable source is reported instead of failing the scrape."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -12,6 +13,7 @@ from app import create_app
 from connectivity.ari.queue import BatchQueue
 from connectivity.db import Database
 from connectivity.metrics.stored import StoredStateCollector
+from connectivity.settings import Settings
 from tests.api.helpers import assert_envelope_failure, assert_unauthorized
 from tests.ari.conftest import push, put, redis_client, work  # noqa: F401 - fixtures
 from tests.bookings.conftest import booking_body, lisbon, pull  # noqa: F401 - fixtures
@@ -155,7 +157,7 @@ def test_unreachable_sources_are_reported_and_the_scrape_still_answers(services)
 
 def test_with_a_metrics_token_only_its_bearer_reads_the_page(settings, issue, catalog):
     token = "metrics-" + "t" * 40
-    app = create_app(settings.__class__(**{**settings.__dict__, "metrics_token": token}))
+    app = create_app(dataclasses.replace(settings, metrics_token=token))
     try:
         client = app.test_client()
         assert_unauthorized(client.get("/metrics"), "missing_credentials")
@@ -170,3 +172,10 @@ def test_with_a_metrics_token_only_its_bearer_reads_the_page(settings, issue, ca
     finally:
         app.extensions["connectivity.db"].close()
         app.extensions["connectivity.guards"].close()
+
+
+def test_the_metrics_token_is_optional_in_the_environment():
+    required = {"DATABASE_URL": "postgresql://x", "REDIS_URL": "redis://x", "SECRET_KEY": "s" * 32}
+    assert Settings.from_env(required).metrics_token is None
+    assert Settings.from_env({**required, "METRICS_TOKEN": ""}).metrics_token is None
+    assert Settings.from_env({**required, "METRICS_TOKEN": "tok"}).metrics_token == "tok"
