@@ -20,6 +20,7 @@ from connectivity.handshake.routes import blp as handshake_blp
 from connectivity.health import blp as health_blp
 from connectivity.logs import configure_logging
 from connectivity.mapping.routes import blp as mapping_blp
+from connectivity.metrics.endpoint import init_metrics
 from connectivity.operator import register_cli
 from connectivity.reservations.routes import blp as reservations_blp
 from connectivity.routing import register_converters
@@ -64,6 +65,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     for blueprint in API_BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(health_blp)
+    init_metrics(app)
 
     @app.get(f"{API_PREFIX}/docs/assets/<path:filename>", endpoint="docs_assets")
     def docs_assets(filename):

@@ -18,3 +18,21 @@ timeout = 30
 keepalive = 5
 accesslog = None  # the app logs one JSON line per request, with its request_id
 errorlog = "-"
+
+
+# Metrics summed over every worker (connectivity/metrics/process_dir.py): the directory is made
+# before the first fork, a dead worker's live gauges are dropped, and the master's own directory
+# is removed when it exits. The imports wait for the hooks: they run in the repository root.
+def on_starting(server):
+    from connectivity.metrics import process_dir
+    server.log.info("metrics directory: %s", process_dir.prepare())
+
+
+def child_exit(server, worker):
+    from connectivity.metrics import process_dir
+    process_dir.worker_exited(worker.pid)
+
+
+def on_exit(server):
+    from connectivity.metrics import process_dir
+    process_dir.cleanup()

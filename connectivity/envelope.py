@@ -16,6 +16,7 @@ def request_id() -> str:
 def error_response(status: int, code: str, message: str, details: dict | None = None,
                    headers: dict[str, str] | None = None) -> Response:
     error: dict[str, Any] = {"code": code, "message": message}
+    g.error_code = code  # for the metrics of the request (connectivity/metrics/http.py)
     if details:
         error["details"] = details
     response = jsonify({"success": False, "error": error, "request_id": request_id()})

@@ -29,6 +29,8 @@ class Settings:
     nonce_ttl_seconds: int = 600
     # The worker enqueues again an unfinished ARI batch this old whose job Redis lost.
     ari_stranded_after_seconds: int = 60
+    # When set, GET /metrics answers only `Authorization: Bearer <metrics_token>`.
+    metrics_token: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -53,6 +55,7 @@ class Settings:
                 redis_prefix=env.get("REDIS_PREFIX", "pcs:"),
                 log_level=env.get("LOG_LEVEL", "INFO").upper(),
                 ari_stranded_after_seconds=int(env.get("ARI_STRANDED_AFTER_SECONDS", 60)),
+                metrics_token=env.get("METRICS_TOKEN") or None,
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None

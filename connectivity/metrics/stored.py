@@ -1,0 +1,128 @@
+"""Figures read at scrape time from where their truth lives, not counted by a process.
+
+ARI batches are applied by the worker's forked work horses, on other machines than the web
+processes: counters kept there could not be summed by a web scrape, and would restart from
+zero with every deploy. PostgreSQL already holds each batch's status and times, and Redis the
+jobs waiting, so any web process reads the same figures from them at scrape time. Every
+statement reads a bounded number of index rows (sql/queries/metrics/stored.sql) under a short
+statement timeout; a source that cannot be read is reported by `pcs_metrics_source_up` = 0
+instead of failing the scrape (the request figures are still worth having then)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import structlog
+from prometheus_client.core import GaugeHistogramMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
+
+from ..ari.queue import BatchQueue
+from ..db import Database
+from ..queries import queries
+
+log = structlog.get_logger(__name__)
+
+UNFINISHED = ("queued", "processing")
+FINISHED = ("applied", "partially_applied", "rejected", "failed")
+# The window of the recent-batch figures; with a 15-60 s scrape interval every batch is seen by
+# several scrapes.
+RECENT_WINDOW_SECONDS = 300.0
+# At most this many of the newest batches are looked at for the recent figures (an index range),
+# so a scrape stays cheap however large ari_batches grows. Only a backlog of more batches
+# accepted after one that finished within the window would hide that one.
+RECENT_SCAN_LIMIT = 50_000
+APPLY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0)
+STATEMENT_TIMEOUT_MS = 2000
+
+
+class StoredStateCollector(Collector):
+    def __init__(self, db: Database, batch_queue: BatchQueue):
+        self._db = db
+        self._queue = batch_queue
+
+    def collect(self) -> Iterator[Metric]:
+        up = GaugeMetricFamily("pcs_metrics_source_up", "1 when this scrape could read the "
+                               "source of the stored-state figures, 0 when it could not.",
+                               labels=["source"])
+        try:
+            yield from self._from_postgresql()
+            up.add_metric(["postgresql"], 1)
+        except Exception as exc:  # noqa: BLE001 - reported as a figure; the scrape goes on
+            log.warning("metrics_source_unavailable", source="postgresql",
+                        error=type(exc).__name__)
+            up.add_metric(["postgresql"], 0)
+        try:
+            depth = self._queue.queue.count
+            yield GaugeMetricFamily("pcs_ari_queue_depth", "ARI jobs waiting on the Redis "
+                                    "queue for a worker.", value=depth)
+            up.add_metric(["redis"], 1)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("metrics_source_unavailable", source="redis", error=type(exc).__name__)
+            up.add_metric(["redis"], 0)
+        yield up
+
+    def _from_postgresql(self) -> Iterator[Metric]:
+        q = queries().metrics
+        with self._db.connection() as conn:
+            conn.execute(f"SET LOCAL statement_timeout = {STATEMENT_TIMEOUT_MS}")
+            unfinished = {row["status"]: row for row in q.unfinished_batches(conn)}
+            recent = q.recently_finished_batches(
+                conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT,
+                bounds=list(APPLY_BUCKETS))
+            open_items = q.open_reconciliation_items(conn)
+
+        batches = GaugeMetricFamily(
+            "pcs_ari_batches_unfinished", "ARI batches accepted and not finished, by status.",
+            labels=["status"])
+        oldest = GaugeMetricFamily(
+            "pcs_ari_batches_oldest_unfinished_age_seconds",
+            "Age of the oldest unfinished ARI batch (since it was accepted), by status; 0 when "
+            "there is none.", labels=["status"])
+        for status in UNFINISHED:
+            row = unfinished.get(status)
+            batches.add_metric([status], row["batches"] if row else 0)
+            oldest.add_metric([status], row["oldest_age_seconds"] if row else 0)
+        yield batches
+        yield oldest
+
+        finished = GaugeMetricFamily(
+            "pcs_ari_batches_finished_recent",
+            f"ARI batches finished in the last {RECENT_WINDOW_SECONDS:.0f} s, by status.",
+            labels=["status"])
+        counts = dict.fromkeys(FINISHED, 0)
+        for row in recent:
+            counts[row["status"]] += row["batches"]
+        for status in FINISHED:
+            finished.add_metric([status], counts[status])
+        yield finished
+        yield _histogram(
+            "pcs_ari_batch_apply_seconds",
+            f"Time the worker took to apply each ARI batch finished in the last "
+            f"{RECENT_WINDOW_SECONDS:.0f} s (started_at to applied_at of its last attempt).",
+            recent, "apply_bucket", "apply_seconds")
+        yield _histogram(
+            "pcs_ari_batch_completion_seconds",
+            f"Time from acceptance (202) to the outcome of each ARI batch finished in the last "
+            f"{RECENT_WINDOW_SECONDS:.0f} s (received_at to applied_at): what a partner waits.",
+            recent, "total_bucket", "total_seconds")
+        yield GaugeMetricFamily(
+            "pcs_reconciliation_items_open",
+            "Reconciliation items of pushed reservations not yet resolved "
+            "(`flask --app app reconciliation list`).", value=open_items)
+
+
+def _histogram(name: str, documentation: str, rows: list[dict], bucket_key: str,
+               sum_key: str) -> GaugeHistogramMetricFamily:
+    per_bucket = [0] * (len(APPLY_BUCKETS) + 1)
+    total = 0.0
+    for row in rows:
+        if row[bucket_key] is None:
+            continue
+        per_bucket[row[bucket_key]] += row["batches"]
+        total += row[sum_key] or 0.0
+    buckets, running = [], 0
+    for bound, count in zip((*map(floatToGoString, APPLY_BUCKETS), "+Inf"), per_bucket):
+        running += count
+        buckets.append((bound, running))
+    return GaugeHistogramMetricFamily(name, documentation, buckets=buckets, gsum_value=total)

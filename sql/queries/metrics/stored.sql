@@ -1,0 +1,40 @@
+-- State read at scrape time for /metrics (connectivity/metrics/stored.py). Every statement here
+-- reads a bounded number of rows through an index, whatever the size of the tables.
+
+-- name: unfinished_batches()
+-- Through ari_batches_unfinished_idx (partial on exactly these two statuses).
+SELECT status, count(*) AS batches,
+       extract(epoch FROM clock_timestamp() - min(received_at))::float8 AS oldest_age_seconds
+  FROM ari_batches
+ WHERE status IN ('queued', 'processing')
+ GROUP BY status;
+
+-- name: recently_finished_batches(window_seconds, scan_limit, bounds)
+-- Batches finished in the last :window_seconds, looked for among the last :scan_limit accepted
+-- (a range of the seq index). apply_bucket / total_bucket: how many of :bounds (ascending
+-- seconds) the apply time (started_at -> applied_at) and the time since acceptance
+-- (received_at -> applied_at) exceed, so bucket k holds the values <= bounds[k] (Prometheus'
+-- `le`); len(bounds) means above them all. A batch that failed before it started has no apply
+-- time: its apply_seconds is NULL (not summed) and it is left out of that histogram.
+SELECT status, apply_bucket, total_bucket, count(*) AS batches,
+       coalesce(sum(apply_seconds), 0)::float8 AS apply_seconds,
+       sum(total_seconds)::float8 AS total_seconds
+  FROM (SELECT b.status,
+               extract(epoch FROM b.applied_at - b.started_at) AS apply_seconds,
+               extract(epoch FROM b.applied_at - b.received_at) AS total_seconds
+          FROM ari_batches AS b
+         WHERE b.seq > (SELECT coalesce(max(seq), 0) FROM ari_batches) - :scan_limit
+           AND b.status IN ('applied', 'partially_applied', 'rejected', 'failed')
+           AND b.applied_at >= clock_timestamp() - make_interval(secs => :window_seconds)
+       ) AS finished
+       CROSS JOIN LATERAL (
+           SELECT CASE WHEN finished.apply_seconds IS NOT NULL THEN
+                      (SELECT count(*) FROM unnest(:bounds::float8[]) AS bound
+                        WHERE bound < finished.apply_seconds)::int END AS apply_bucket,
+                  (SELECT count(*) FROM unnest(:bounds::float8[]) AS bound
+                    WHERE bound < finished.total_seconds)::int AS total_bucket) AS buckets
+ GROUP BY status, apply_bucket, total_bucket;
+
+-- name: open_reconciliation_items()$
+-- Through reconciliation_items_open_idx (partial on resolved_at IS NULL).
+SELECT count(*) FROM reconciliation_items WHERE resolved_at IS NULL;

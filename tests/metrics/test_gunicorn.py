@@ -1,0 +1,129 @@
+"""The figures are the server's, not one worker's: gunicorn started as the Procfile starts it
+(only DATABASE_URL, REDIS_URL, SECRET_KEY and PORT, plus the worker count), requests spread
+over its workers, and every scrape, whichever worker answers it, reports the same totals; also
+after a worker is killed and replaced."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from bench.server import ROOT, free_port, procfile_web_command
+from tests.conftest import SECRET_KEY
+from tests.metrics.scrape import samples, value
+
+WORKERS = 3
+READY = ("pcs_http_requests_total", {"endpoint": "/readyz", "method": "GET", "status": "200"})
+UNMATCHED = ("pcs_http_requests_total", {"endpoint": "unmatched", "method": "GET",
+                                         "status": "404"})
+
+
+def get(port: int, path: str) -> tuple[int, str]:
+    # A new connection each time: gunicorn hands each to whichever worker accepts it first.
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Connection": "close"})
+        response = conn.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        conn.close()
+
+
+def workers_of(master: int) -> set[int]:
+    children = Path(f"/proc/{master}/task/{master}/children")
+    return {int(pid) for pid in children.read_text().split()} if children.exists() else set()
+
+
+@pytest.fixture
+def server(services, tmp_path):
+    port = free_port()
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           **{k: os.environ[k] for k in ("HOME", "LANG") if k in os.environ},
+           "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
+           "SECRET_KEY": SECRET_KEY, "PORT": str(port), "WEB_CONCURRENCY": str(WORKERS),
+           "WEB_THREADS": "2"}
+    log_path = tmp_path / "gunicorn.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(procfile_web_command(), cwd=ROOT, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers_of(process.pid)) < WORKERS or not _answers(port):
+            assert process.poll() is None, log_path.read_text()
+            assert time.monotonic() < deadline, log_path.read_text()
+            time.sleep(0.2)
+        yield process, port, log_path
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _answers(port: int) -> bool:
+    try:
+        return get(port, "/healthz")[0] == 200
+    except OSError:
+        return False
+
+
+def scrapes(port: int, count: int) -> list[dict]:
+    pages = []
+    for _ in range(count):
+        status, text = get(port, "/metrics")
+        assert status == 200
+        pages.append(samples(text))
+    return pages
+
+
+def test_every_scrape_reports_the_whole_server_also_after_a_worker_dies(server):
+    process, port, log_path = server
+    started = time.monotonic()
+    ready, unmatched = 60, 12
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda path: get(port, path)[0],
+                                ["/readyz"] * ready + ["/no/such/path"] * unmatched))
+    assert answers.count(200) == ready and answers.count(404) == unmatched
+
+    # The master made the metrics directory itself (no PROMETHEUS_MULTIPROC_DIR was set), and
+    # more than one worker answered: each keeps its counters in a file named by its pid.
+    directory = Path(re.search(r"metrics directory: (\S+)", log_path.read_text()).group(1))
+    pids_with_counters = {int(p.stem.rsplit("_", 1)[1]) for p in directory.glob("counter_*.db")}
+    assert len(pids_with_counters) >= 2, pids_with_counters
+
+    for page in scrapes(port, 8):
+        assert value(page, READY[0], **READY[1]) == ready
+        assert value(page, UNMATCHED[0], **UNMATCHED[1]) == unmatched
+        assert value(page, "pcs_http_request_duration_seconds_count", endpoint="/readyz",
+                     method="GET") == ready
+
+    # A worker killed outright (no clean exit) is replaced; what it answered still counts.
+    victim = sorted(pids_with_counters & workers_of(process.pid))[0]
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while victim in workers_of(process.pid) or len(workers_of(process.pid)) < WORKERS:
+        assert time.monotonic() < deadline, "the killed worker was not replaced"
+        time.sleep(0.2)
+    with ThreadPoolExecutor(8) as pool:
+        assert set(pool.map(lambda _: get(port, "/readyz")[0], range(20))) == {200}
+    for page in scrapes(port, 8):
+        assert value(page, READY[0], **READY[1]) == ready + 20
+        assert value(page, UNMATCHED[0], **UNMATCHED[1]) == unmatched
+    print(f"\n{WORKERS} workers, {ready + unmatched + 20} requests, 16 scrapes: "
+          f"{time.monotonic() - started:.1f} s after boot")
+
+    # On a clean stop the master removes the directory it made.
+    process.send_signal(signal.SIGTERM)
+    process.wait(30)
+    assert not directory.exists()
