@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: run test bench clean
+.PHONY: run test bench soak clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: install Python 3.11 or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
@@ -36,6 +36,12 @@ BENCH_OPTS = $(if $(SCENARIOS),--scenarios "$(SCENARIOS)") $(if $(REQUESTS),--re
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench $(strip $(BENCH_OPTS))
+
+# Invariants under load (bench/soak.py): 10,000 random operations from 16 clients against gunicorn
+# and the worker as the Procfile runs them; minutes, so not part of `make test`.
+#   make soak SOAK_ARGS="--operations 10000 --clients 16 --seed 7"
+soak: $(BENCH_STAMP)
+	$(BIN)/python -m bench.soak $(SOAK_ARGS)
 
 clean:
 	rm -rf $(VENV) .local .pytest_cache .hypothesis

@@ -26,6 +26,12 @@ def take_inventory(conn, reservation_id: int, version: int, property_id: int,
                    wanted: list[dict]) -> list[dict]:
     if not wanted:
         return []
+    # Locked by a statement of its own first: within take_inventory's single statement, the
+    # value its FOR UPDATE read and the row its UPDATE changed could differ when another
+    # transaction (a booking, a release) committed in between, and the subtraction went below
+    # zero (a 500 from the CHECK, found by `make soak`). Once locked here, the next statement's
+    # snapshot sees the latest committed values and nothing else can change them.
+    lock_nights(conn, reservation_id, property_id, wanted)
     return queries().reservations.take_inventory(
         conn, reservation_id=reservation_id, version=version, property_id=property_id,
         wanted=Jsonb(wanted))
