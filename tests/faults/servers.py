@@ -91,7 +91,7 @@ def stop_quietly(*servers) -> None:
     for server in servers:
         try:
             server.close()
-        except (OSError, subprocess.SubprocessError) as exc:  # noqa: PERF203
+        except (OSError, subprocess.SubprocessError) as exc:
             errors.append(exc)
     if errors:
         raise errors[0]

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 
 import redis
+from rq import Queue, Worker
 
-from connectivity.ari.queue import BatchQueue, requeue_stranded_batches
+from connectivity.ari.queue import BatchQueue, queue_name, requeue_stranded_batches
 from tests.api.signing import bearer, signed_headers
+from tests.ari.test_recovery import children_of, wait_for
 
 from .conftest import API, ROOT, SECRET_KEY, Stack, day
 
@@ -58,13 +61,44 @@ def test_redis_down_fails_signed_requests_closed_limits_per_process_and_loses_no
     pull = stack.issue("pull", rate_limit=100000).token
     limited = stack.issue("pull", rate_limit=LIMIT).token
 
-    # Accepted while Redis is up; Redis then stops before any worker ran it, and comes back
-    # empty: the job is lost, the batch is not.
-    before = signed(client, signed_push, "PUT", "/ari", ari(11, 0))
-    assert before.status_code == 202, before.get_json()
-    lost_job_batch = before.get_json()["data"]["batch_id"]
+    # The Procfile's worker, running through the outage.
+    worker = start_worker(stack)
+    try:
+        assert wait_for(lambda: Worker.count(queue=Queue(queue_name("faults:"),
+                                                         connection=stack_redis(stack))) == 1,
+                        60), "the worker did not start"
+        # Accepted while Redis is up, whose job Redis loses: Redis stops before the worker
+        # (paused meanwhile) takes the job, and comes back empty.
+        worker.send_signal(signal.SIGSTOP)
+        before = signed(client, signed_push, "PUT", "/ari", ari(11, 0))
+        assert before.status_code == 202, before.get_json()
+        lost_job_batch = before.get_json()["data"]["batch_id"]
+        stack.redis.stop()
+        worker.send_signal(signal.SIGCONT)
+        outage = outage_checks(stack, client, signed_push, bearer_push, pull, limited,
+                               lost_job_batch)
+        after = recovery_checks(stack, client, signed_push, limited, worker, lost_job_batch,
+                                outage["down_batch"], outage["restarted"])
+    finally:
+        if worker.poll() is None:
+            for pid in [*children_of(worker.pid), worker.pid]:
+                os.kill(pid, signal.SIGKILL)
+            worker.wait(10)
+    print(f"\n[faults] Redis down {outage['seconds']:.1f} s: {outage['signed']} signed requests "
+          f"-> 503 service_unavailable with Retry-After ({outage['signed_ms']:.0f} ms each); key "
+          f"limited to {LIMIT}/min: {outage['statuses'].count(200)} x 200 then "
+          f"{outage['statuses'].count(429)} x 429 (per-process window); bearer search 200; "
+          f"bearer PUT /ari 202 in {outage['accept_ms']:.0f} ms, batch queued")
+    print(f"[faults] Redis back (empty): signed requests served {after['signed_back']:.2f} s "
+          f"after its start, no app restart; recovery requeued {after['requeued']} batches (1 "
+          f"accepted while down, 1 whose job Redis lost); the worker that ran through the "
+          f"outage applied each once (attempts 1) {after['applied']:.1f} s after the requeue, "
+          f"and exited {after['exit_code']} on SIGTERM")
 
-    stack.redis.stop()
+
+def outage_checks(stack, client, signed_push, bearer_push, pull, limited,
+                  lost_job_batch) -> dict:
+    stopped = time.monotonic()
     try:
         t0 = time.monotonic()
         refused = [signed(client, signed_push, "PUT", "/ari", ari(12, 1)),
@@ -75,7 +109,7 @@ def test_redis_down_fails_signed_requests_closed_limits_per_process_and_loses_no
             assert (response.status_code, body["error"]["code"]) == (503, "service_unavailable")
             assert "replay check" in body["error"]["message"]  # the nonce ledger's, failing closed
             assert response.headers["Retry-After"].isdigit()
-        signed_seconds = (time.monotonic() - t0) / len(refused)
+        signed_ms = (time.monotonic() - t0) / len(refused) * 1000
 
         answers = [client.get(f"{API}/whoami", headers=bearer(limited))
                    for _ in range(LIMIT + 3)]
@@ -91,14 +125,22 @@ def test_redis_down_fails_signed_requests_closed_limits_per_process_and_loses_no
 
         t0 = time.monotonic()
         accepted = client.put(f"{API}/ari", json=ari(13, 2), headers=bearer(bearer_push))
-        accept_seconds = time.monotonic() - t0
+        accept_ms = (time.monotonic() - t0) * 1000
         assert accepted.status_code == 202, accepted.get_json()
         down_batch = accepted.get_json()["data"]["batch_id"]
         assert batch_row(stack, down_batch)["status"] == "queued"
+        # Long enough for the worker to meet the outage more than once.
+        time.sleep(max(0.0, stopped + 3 - time.monotonic()))
     finally:
-        restarting = time.monotonic()
+        restarted = time.monotonic()
         stack.redis.start()
+    return {"seconds": restarted - stopped, "signed": len(refused), "signed_ms": signed_ms,
+            "statuses": statuses, "accept_ms": accept_ms, "down_batch": down_batch,
+            "restarted": restarted}
 
+
+def recovery_checks(stack, client, signed_push, limited, worker, lost_job_batch, down_batch,
+                    restarting: float) -> dict:
     # Signed requests are served again, by the same app: no restart.
     back = signed(client, signed_push, "GET", f"/ari/batches/{down_batch}")
     signed_back = time.monotonic() - restarting
@@ -109,37 +151,69 @@ def test_redis_down_fails_signed_requests_closed_limits_per_process_and_loses_no
     assert shared.status_code == 200
     assert f"r={LIMIT - 1};" in shared.headers["RateLimit"], shared.headers["RateLimit"]
 
-    # What the worker's maintenance does every 30 s (here without the 60 s age threshold),
-    # then the Procfile's worker works the queue off.
-    connection = redis.Redis.from_url(stack.redis.url)
-    try:
-        requeued = requeue_stranded_batches(stack.db, BatchQueue(connection, "faults:"),
-                                            older_than_seconds=0)
-        assert sorted(requeued) == sorted([lost_job_batch, down_batch])
-        assert requeue_stranded_batches(stack.db, BatchQueue(connection, "faults:"),
-                                        older_than_seconds=0) == []
-    finally:
-        connection.close()
-    run_worker_burst(stack)
-    for batch_id in (lost_job_batch, down_batch):
+    # What the worker's maintenance does every 30 s (here without the 60 s age threshold);
+    # the worker that ran through the outage then applies what it enqueued.
+    queue = BatchQueue(stack_redis(stack), "faults:")
+    requeued = requeue_stranded_batches(stack.db, queue, older_than_seconds=0)
+    assert sorted(requeued) == sorted([lost_job_batch, down_batch])
+    assert requeue_stranded_batches(stack.db, queue, older_than_seconds=0) == []
+    t0 = time.monotonic()
+    assert wait_for(lambda: all(batch_row(stack, b)["status"] == "applied"
+                                for b in requeued) or worker.poll() is not None, 60)
+    applied = time.monotonic() - t0
+    assert worker.poll() is None, "the worker died in the outage"
+    for batch_id in requeued:
         assert batch_row(stack, batch_id) == {"status": "applied", "attempts": 1,
                                               "applied_count": 1}
     assert (availability(stack, 0), availability(stack, 1), availability(stack, 2)) == (
         11, 50, 13)  # day 1: the refused signed push changed nothing
-
-    print(f"\n[faults] Redis down: {len(refused)} signed requests -> 503 service_unavailable "
-          f"with Retry-After ({signed_seconds * 1000:.0f} ms each); key limited to {LIMIT}/min: "
-          f"{statuses.count(200)} x 200 then {statuses.count(429)} x 429 (per-process window); "
-          f"bearer search 200; bearer PUT /ari 202 in {accept_seconds * 1000:.0f} ms, "
-          f"batch queued")
-    print(f"[faults] Redis back (empty): signed requests served {signed_back:.2f} s after its "
-          f"start, no app restart; recovery requeued {len(requeued)} batches (1 accepted while "
-          f"down, 1 whose job Redis lost), each applied once (attempts 1)")
+    worker.send_signal(signal.SIGTERM)
+    exit_code = worker.wait(30)
+    assert exit_code == 0
+    return {"signed_back": signed_back, "requeued": len(requeued), "applied": applied,
+            "exit_code": exit_code}
 
 
-def run_worker_burst(stack: Stack) -> None:
+def stack_redis(stack: Stack) -> redis.Redis:
+    """A client of the stack's Redis, closed with the app's (test-long) connections."""
+    return stack.app.extensions["connectivity.redis"]
+
+
+def start_worker(stack: Stack) -> subprocess.Popen:
     env = {**os.environ, "DATABASE_URL": stack.postgres.url, "REDIS_URL": stack.redis.url,
            "REDIS_PREFIX": "faults:", "SECRET_KEY": SECRET_KEY}
-    done = subprocess.run([sys.executable, "-m", "connectivity.worker", "--burst"], cwd=ROOT,
-                          env=env, capture_output=True, timeout=60)
-    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    return subprocess.Popen([sys.executable, "-m", "connectivity.worker"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def test_the_worker_starts_during_a_redis_outage_waits_it_out_and_stops_on_sigterm(
+        stack: Stack):
+    queue = Queue(queue_name("faults:"), connection=stack_redis(stack))
+    stack.redis.stop()
+    worker = start_worker(stack)
+    try:
+        time.sleep(2)
+        assert worker.poll() is None, "the worker exited while Redis was down"
+        stack.redis.start()
+        restarted = time.monotonic()
+        assert wait_for(lambda: Worker.count(queue=queue) == 1 or worker.poll() is not None,
+                        30) and worker.poll() is None, "the worker never registered"
+        registered = time.monotonic() - restarted
+
+        stack.redis.stop()
+        time.sleep(2)
+        assert worker.poll() is None, "the worker exited while Redis was down"
+        sigterm_at = time.monotonic()
+        worker.send_signal(signal.SIGTERM)
+        exit_code = worker.wait(30)
+        stopped = time.monotonic() - sigterm_at
+    finally:
+        if worker.poll() is None:
+            for pid in [*children_of(worker.pid), worker.pid]:
+                os.kill(pid, signal.SIGKILL)
+            worker.wait(10)
+    assert exit_code == 0
+    print(f"\n[faults] worker started with Redis down: waited, registered {registered:.1f} s "
+          f"after Redis started; Redis stopped again: still running, SIGTERM -> exit "
+          f"{exit_code} in {stopped:.1f} s")

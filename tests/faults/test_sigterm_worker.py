@@ -17,7 +17,12 @@ import psycopg
 import redis
 from rq.job import Job, JobStatus
 
-from tests.ari.test_recovery import batch_row, children_of, wait_for, worker_waiting_on_lock
+from tests.ari.test_recovery import (
+    batch_row,
+    children_of,
+    wait_for,
+    worker_waiting_on_lock,
+)
 from tests.discovery.ari import set_room_days
 
 from .conftest import API, ROOT, START, day

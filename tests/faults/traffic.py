@@ -63,6 +63,7 @@ class Partner:
                    "nationality": "PT"}]
         return {
             "GET /readyz": lambda c: c.get("/readyz"),
+            "GET /ping": lambda c: self._pull(c, "GET", "/ping"),
             "GET /whoami": lambda c: self._pull(c, "GET", "/whoami"),
             "GET /mapping/hotels": lambda c: self._pull(c, "GET", "/mapping/hotels"),
             "GET /mapping/hotels/{code}": lambda c: self._pull(c, "GET",
@@ -88,6 +89,14 @@ class Partner:
                                                           f"/ari/batches/{self.batch_id}"),
             "POST /reservations": lambda c: self._push(c, "POST", "/reservations",
                                                        self.reservation(self.ref("CM"), guests)),
+            # Of reservations never received: accepted and recorded for reconciliation.
+            "POST /reservations/{ref}/cancel": lambda c: self._push(
+                c, "POST", f"/reservations/{self.ref('CMX')}/cancel", {"reason": "test"}),
+            "POST /reservations/{ref}/modify": lambda c: self._push(
+                c, "POST", f"/reservations/{self.ref('CMM')}/modify", {
+                    "check_in": day(0), "check_out": day(1), "net_amount": "90.00",
+                    "net_currency": "EUR", "rooms": [
+                        {"room_type_code": "ACME-DBL", "quantity": 1, "adults": 2}]}),
         }
 
     @staticmethod
@@ -124,16 +133,19 @@ class Traffic:
     def __post_init__(self):
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self._turn = itertools.count()
         self._threads: list[threading.Thread] = []
         self.errors: list[BaseException] = []
 
-    def _run(self, offset: int) -> None:
+    def _run(self) -> None:
         client = self.app.test_client()
         names = list(self.partner.endpoints())
         try:
-            for i in itertools.count(offset):
-                if self._stop.is_set():
-                    return
+            while not self._stop.is_set():
+                # One turn shared by all threads: any run of len(names) requests in a row
+                # covers every endpoint.
+                with self._lock:
+                    i = next(self._turn)
                 answer = self.partner.send(client, names[i % len(names)])
                 with self._lock:
                     self.answers.append(answer)
@@ -141,10 +153,8 @@ class Traffic:
             self.errors.append(exc)
 
     def start(self) -> None:
-        count = len(self.partner.endpoints())
-        for n in range(self.threads):
-            thread = threading.Thread(target=self._run, args=(n * count // self.threads,),
-                                      daemon=True)
+        for _ in range(self.threads):
+            thread = threading.Thread(target=self._run, daemon=True)
             thread.start()
             self._threads.append(thread)
 
