@@ -83,7 +83,7 @@ def stack(server_root):
         db = app.extensions["connectivity.db"]
         db.run(load_catalog, parse_catalog((ROOT / "docs" / "demo-catalog.json").read_text()))
         nights = stay_dates(START, NIGHTS)
-        set_room_days(db, "LIS1", "DBL", nights, available=50)
+        set_room_days(db, "LIS1", "DBL", nights, available=500)
         set_plan_days(db, "LIS1", "DBL", "BAR", nights, rate="100.00")
         print(f"\n[faults] private PostgreSQL and Redis ready in {time.monotonic() - t0:.1f} s")
         try:

@@ -166,7 +166,7 @@ def recovery_checks(stack, client, signed_push, limited, worker, lost_job_batch,
         assert batch_row(stack, batch_id) == {"status": "applied", "attempts": 1,
                                               "applied_count": 1}
     assert (availability(stack, 0), availability(stack, 1), availability(stack, 2)) == (
-        11, 50, 13)  # day 1: the refused signed push changed nothing
+        11, 500, 13)  # day 1: the refused signed push changed nothing
     worker.send_signal(signal.SIGTERM)
     exit_code = worker.wait(30)
     assert exit_code == 0
