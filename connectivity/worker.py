@@ -70,14 +70,19 @@ def serve(make_worker, connection: redis.Redis, burst: bool) -> None:
     replaced by a fresh one (registering anew in a Redis that may have restarted empty) once
     Redis answers again."""
     while True:
+        worker = None
         try:
             worker = make_worker()
         except RedisError as exc:
+            if burst:  # a one-off run reports the outage instead of waiting it out
+                raise
             log.warning("worker_cannot_reach_redis", error=type(exc).__name__)
         else:
             try:
                 worker.work(burst=burst, with_scheduler=not burst)
             except RedisError as exc:
+                if burst:
+                    raise
                 log.warning("worker_lost_redis", error=type(exc).__name__)
                 # RQ's teardown stopped before its pub/sub listener: stop it, or it would go
                 # on listening for the dropped worker.
@@ -86,20 +91,20 @@ def serve(make_worker, connection: redis.Redis, burst: bool) -> None:
             if burst or worker.stop_requested:
                 return
         log.warning("worker_waiting_for_redis")
-        if not _wait_for_redis(connection):
+        if not _wait_for_redis(connection, worker):
             return
 
 
-def _wait_for_redis(connection: redis.Redis) -> bool:
-    """True once Redis answers; False when SIGTERM or SIGINT comes first (the next worker
-    installs RQ's own handlers again)."""
+def _wait_for_redis(connection: redis.Redis, last: BatchWorker | None) -> bool:
+    """True once Redis answers; False when SIGTERM or SIGINT comes first, here or to the last
+    worker's handler just before (the next worker installs RQ's own handlers again)."""
     stop: list[int] = []
 
     def request_stop(signum, frame):
         stop.append(signum)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, request_stop)
-    while not stop:
+    while not stop and not (last is not None and last.stop_requested):
         with contextlib.suppress(RedisError, OSError):
             connection.ping()
             return True

@@ -161,7 +161,7 @@ def recovery_checks(stack, client, signed_push, limited, worker, lost_job_batch,
     assert wait_for(lambda: all(batch_row(stack, b)["status"] == "applied"
                                 for b in requeued) or worker.poll() is not None, 60)
     applied = time.monotonic() - t0
-    assert worker.poll() is None, "the worker died in the outage"
+    assert worker.poll() is None, f"the worker died in the outage:\n{log_tail(stack)}"
     for batch_id in requeued:
         assert batch_row(stack, batch_id) == {"status": "applied", "attempts": 1,
                                               "applied_count": 1}
@@ -169,7 +169,7 @@ def recovery_checks(stack, client, signed_push, limited, worker, lost_job_batch,
         11, 500, 13)  # day 1: the refused signed push changed nothing
     worker.send_signal(signal.SIGTERM)
     exit_code = worker.wait(30)
-    assert exit_code == 0
+    assert exit_code == 0, log_tail(stack)
     return {"signed_back": signed_back, "requeued": len(requeued), "applied": applied,
             "exit_code": exit_code}
 
@@ -182,9 +182,18 @@ def stack_redis(stack: Stack) -> redis.Redis:
 def start_worker(stack: Stack) -> subprocess.Popen:
     env = {**os.environ, "DATABASE_URL": stack.postgres.url, "REDIS_URL": stack.redis.url,
            "REDIS_PREFIX": "faults:", "SECRET_KEY": SECRET_KEY}
-    return subprocess.Popen([sys.executable, "-m", "connectivity.worker"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    with worker_log(stack).open("ab") as log:
+        return subprocess.Popen([sys.executable, "-m", "connectivity.worker"], cwd=ROOT,
+                                env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+
+def worker_log(stack: Stack):
+    return stack.postgres.pgdata.parent / "worker.log"
+
+
+def log_tail(stack: Stack) -> str:
+    return worker_log(stack).read_text(errors="replace")[-3000:]
 
 
 def test_the_worker_starts_during_a_redis_outage_waits_it_out_and_stops_on_sigterm(
@@ -194,7 +203,7 @@ def test_the_worker_starts_during_a_redis_outage_waits_it_out_and_stops_on_sigte
     worker = start_worker(stack)
     try:
         time.sleep(2)
-        assert worker.poll() is None, "the worker exited while Redis was down"
+        assert worker.poll() is None, f"the worker exited while Redis was down:\n{log_tail(stack)}"
         stack.redis.start()
         restarted = time.monotonic()
         assert wait_for(lambda: Worker.count(queue=queue) == 1 or worker.poll() is not None,
@@ -203,7 +212,7 @@ def test_the_worker_starts_during_a_redis_outage_waits_it_out_and_stops_on_sigte
 
         stack.redis.stop()
         time.sleep(2)
-        assert worker.poll() is None, "the worker exited while Redis was down"
+        assert worker.poll() is None, f"the worker exited while Redis was down:\n{log_tail(stack)}"
         sigterm_at = time.monotonic()
         worker.send_signal(signal.SIGTERM)
         exit_code = worker.wait(30)
@@ -213,7 +222,7 @@ def test_the_worker_starts_during_a_redis_outage_waits_it_out_and_stops_on_sigte
             for pid in [*children_of(worker.pid), worker.pid]:
                 os.kill(pid, signal.SIGKILL)
             worker.wait(10)
-    assert exit_code == 0
+    assert exit_code == 0, log_tail(stack)
     print(f"\n[faults] worker started with Redis down: waited, registered {registered:.1f} s "
           f"after Redis started; Redis stopped again: still running, SIGTERM -> exit "
           f"{exit_code} in {stopped:.1f} s")
