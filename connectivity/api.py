@@ -49,6 +49,13 @@ lowercase hex HMAC-SHA256 keyed with the secret over
 **Rate limits.** Per key, `rate_limit_per_minute` requests in any 60 s. Authenticated responses
 carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After` (seconds).
 
+**When a backing service is down.** With the database unreachable every operation answers 503
+`service_unavailable` with `Retry-After`. With the replay store (Redis) unreachable, signed
+requests answer 503 `service_unavailable` with `Retry-After` (a nonce that cannot be recorded
+could be replayed, so the service refuses rather than accept it unchecked); bearer requests are
+served, rate limits are then enforced by each server process on its own, and ARI batches are
+accepted (`202`, `queued`) and applied once the queue is back.
+
 **Order of checks.** Routing (404, 405), body size (413), authentication (401), rate limit (429),
 scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`), media type
 (415), JSON syntax (400), field rules (422), then the operation.

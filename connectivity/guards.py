@@ -13,7 +13,7 @@ from .auth.authenticate import Authenticator
 from .auth.credentials import SigningVault
 from .auth.nonces import NonceLedger
 from .auth.ratelimit import KeyRateLimiter
-from .db import LazyPool
+from .db import RECONNECT_TIMEOUT_SECONDS, LazyPool
 from .queries import queries
 from .settings import Settings
 
@@ -35,6 +35,7 @@ class KeyReader:
         # so many tries, and one more on a fresh connection.
         self._attempts = max_size + 1
         self._pool = LazyPool(url, min_size=1, max_size=max_size, timeout=timeout,
+                              reconnect_timeout=RECONNECT_TIMEOUT_SECONDS,
                               name="connectivity-keys",
                               kwargs={"row_factory": dict_row, "autocommit": True})
 

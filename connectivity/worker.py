@@ -9,8 +9,15 @@ periodic maintenance also looks for batches Redis lost (ari/queue.py), and so do
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
+import time
 
+import psycopg
 import redis
+import structlog
+from psycopg_pool import PoolTimeout
+from redis.exceptions import RedisError
 from rq.worker import HerokuWorker
 
 from .ari import jobs
@@ -22,6 +29,10 @@ from .settings import Settings
 # How often the worker looks for stranded batches (RQ's maintenance interval); how old an
 # unfinished batch must be to count as stranded is a setting (ARI_STRANDED_AFTER_SECONDS).
 RECOVERY_INTERVAL_SECONDS = 30
+# While Redis is unreachable, how often the worker tries it again.
+REDIS_RETRY_SECONDS = 1.0
+
+log = structlog.get_logger(__name__)
 
 
 class BatchWorker(HerokuWorker):
@@ -34,11 +45,75 @@ class BatchWorker(HerokuWorker):
         self.batch_queue = batch_queue
         self.database = database
         self.stranded_after_seconds = stranded_after_seconds
+        self.stop_requested = False
+
+    def request_stop(self, signum, frame):
+        # Set before RQ's handler, which itself needs Redis and can raise while it is down
+        # (serve() then knows the worker ended on request).
+        self.stop_requested = True
+        super().request_stop(signum, frame)
 
     def run_maintenance_tasks(self):
         super().run_maintenance_tasks()
-        requeue_stranded_batches(self.database, self.batch_queue,
-                                 older_than_seconds=self.stranded_after_seconds)
+        try:
+            requeue_stranded_batches(self.database, self.batch_queue,
+                                     older_than_seconds=self.stranded_after_seconds)
+        except (psycopg.Error, PoolTimeout, RedisError) as exc:
+            # RQ quits on any error here: with PostgreSQL down, recovery waits for the next
+            # interval instead of the worker exiting.
+            log.warning("ari_recovery_skipped", error=type(exc).__name__)
+
+
+def serve(make_worker, connection: redis.Redis, burst: bool) -> None:
+    """Run workers until a stop is requested (or, in burst mode, the queue is worked off).
+
+    RQ's worker needs Redis to be built and started, and quits or raises when Redis goes away
+    at some points of its loop (marking itself idle, its teardown); a platform restarts a
+    crashed process only after growing delays, and the accepted batches would wait long after
+    Redis is back. So a worker that could not start, or ended without a stop request, is
+    replaced by a fresh one (registering anew in a Redis that may have restarted empty) once
+    Redis answers again."""
+    while True:
+        worker = None
+        try:
+            worker = make_worker()
+        except RedisError as exc:
+            if burst:  # a one-off run reports the outage instead of waiting it out
+                raise
+            log.warning("worker_cannot_reach_redis", error=type(exc).__name__)
+        else:
+            try:
+                worker.work(burst=burst, with_scheduler=not burst)
+            except RedisError as exc:
+                if burst:
+                    raise
+                log.warning("worker_lost_redis", error=type(exc).__name__)
+                # RQ's teardown stopped before its pub/sub listener: stop it, or it would go
+                # on listening for the dropped worker.
+                if worker.pubsub_thread is not None:
+                    worker.pubsub_thread.stop()
+            if burst or worker.stop_requested:
+                return
+        log.warning("worker_waiting_for_redis")
+        if not _wait_for_redis(connection, worker):
+            return
+
+
+def _wait_for_redis(connection: redis.Redis, last: BatchWorker | None) -> bool:
+    """True once Redis answers; False when SIGTERM or SIGINT comes first, here or to the last
+    worker's handler just before (the next worker installs RQ's own handlers again)."""
+    stop: list[int] = []
+
+    def request_stop(signum, frame):
+        stop.append(signum)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, request_stop)
+    while not stop and not (last is not None and last.stop_requested):
+        with contextlib.suppress(RedisError, OSError):
+            connection.ping()
+            return True
+        time.sleep(REDIS_RETRY_SECONDS)
+    return False
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -56,12 +131,14 @@ def main(argv: list[str] | None = None) -> None:
                         timeout=settings.db_pool_timeout_seconds,
                         application_name="pcs-worker-recovery")
     connection = redis.Redis.from_url(settings.redis_url)
-    worker = BatchWorker([queue_name(settings.redis_prefix)], connection=connection,
-                         batch_queue=BatchQueue(connection, settings.redis_prefix),
-                         database=recovery,
-                         stranded_after_seconds=settings.ari_stranded_after_seconds)
+
+    def make_worker() -> BatchWorker:
+        return BatchWorker([queue_name(settings.redis_prefix)], connection=connection,
+                           batch_queue=BatchQueue(connection, settings.redis_prefix),
+                           database=recovery,
+                           stranded_after_seconds=settings.ari_stranded_after_seconds)
     try:
-        worker.work(burst=args.burst, with_scheduler=not args.burst)
+        serve(make_worker, connection, args.burst)
     finally:
         recovery.close()
 
