@@ -3,6 +3,8 @@ signed push key of acme over the demo catalogue, and signing applied to whatever
 
 from __future__ import annotations
 
+import sys
+from io import BytesIO
 from urllib.parse import quote
 
 import pytest
@@ -34,7 +36,6 @@ class SigningMiddleware:
     def __call__(self, environ, start_response):
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else b""
-        from io import BytesIO
         environ["wsgi.input"] = BytesIO(body)
         # The raw request target, as a server puts the request line's into REQUEST_URI.
         target = quote(environ.get("PATH_INFO", "").encode("latin-1"), safe="/")
@@ -72,3 +73,23 @@ def work(db, services):
     yield _work
     jobs.use_database(None)
     client.close()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """What the fuzzer ran: operations x examples per key, and the statuses it got."""
+    fuzz = sys.modules.get("tests.contract.test_fuzz")
+    if fuzz is None or not fuzz.TALLY:
+        return
+    write = terminalreporter.write_line
+    total = sum(n for counts in fuzz.TALLY.values() for s, n in counts.items() if s != "steered")
+    # (TALLY keys are "<key> <METHOD> <path>".)
+    write(f"schemathesis: {len({k.split(' ', 1)[1] for k in fuzz.TALLY})} operations x 2 keys, "
+          f"{total} requests (max_examples={fuzz.MAX_EXAMPLES} plus coverage cases with the "
+          f"operation's own key, {fuzz.OTHER_KEY_EXAMPLES} with the other), Hypothesis "
+          f"derandomized, seed {fuzz.SEED}")
+    for label in sorted(fuzz.TALLY, key=lambda k: (k.split(" ", 2)[2], k)):
+        counts = fuzz.TALLY[label]
+        statuses = " ".join(f"{s}x{n}" for s, n in sorted(
+            ((str(s), n) for s, n in counts.items() if s != "steered")))
+        write(f"  {label}: {sum(n for s, n in counts.items() if s != 'steered')} requests "
+              f"({counts['steered']} steered onto the catalogue): {statuses}")
