@@ -75,7 +75,8 @@ class GuestSchema(Schema):
 class ContactSchema(Schema):
     first_name = _text(100, required=True)
     last_name = _text(100)
-    email = fields.String(required=True, validate=_email)
+    email = fields.String(required=True, validate=_email,
+                          metadata={"format": "email", "maxLength": 255})
     phone = _text(50)
 
 

@@ -49,6 +49,12 @@ for loaded, examples in ((own, MAX_EXAMPLES), (other, OTHER_KEY_EXAMPLES)):
         # X-Api-Key-Id / Authorization values would only be refused as 401 before any real
         # code runs.
         with_security_parameters=False)
+    # Reproducible: what is generated must not depend on earlier responses (schemathesis
+    # otherwise feeds values from responses and 4xx messages back into generation).
+    for phase in (loaded.config.phases.fuzzing, loaded.config.phases.coverage,
+                  loaded.config.phases.examples):
+        phase.extra_data_sources.responses = False
+    loaded.config.phases.fuzzing.error_feedback.is_enabled = False
 other.config.phases.coverage.enabled = False
 
 PULL_AREAS = r"/api/connectivity/v1/(ping|whoami|mapping|availability|bookings)"
