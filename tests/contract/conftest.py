@@ -86,7 +86,7 @@ def pytest_terminal_summary(terminalreporter):
     write(f"schemathesis: {len({k.split(' ', 1)[1] for k in fuzz.TALLY})} operations x 2 keys, "
           f"{total} requests (max_examples={fuzz.MAX_EXAMPLES} plus coverage cases with the "
           f"operation's own key, {fuzz.OTHER_KEY_EXAMPLES} with the other), Hypothesis "
-          f"derandomized, seed {fuzz.SEED}")
+          f"seed {fuzz.SEED}")
     for label in sorted(fuzz.TALLY, key=lambda k: (k.split(" ", 2)[2], k)):
         counts = fuzz.TALLY[label]
         statuses = " ".join(f"{s}x{n}" for s, n in sorted(

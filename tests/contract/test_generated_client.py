@@ -7,7 +7,15 @@ The generated client parses every response with the models the description decla
 field documented as required but missing, a type that is wrong or a status that is not listed
 fails here; and a field the service returns that the description does not declare is dropped by
 those models, which the test notices by comparing what was sent with what was parsed. If the
-description is wrong, this test says so."""
+description is wrong, this test says so.
+
+What the generated client cannot express from the description, and the test supplies:
+- the request signature (contract section 2): the description's `signed` security scheme names
+  only the X-Api-Key-Id header (OpenAPI 3.0 has no HMAC scheme), so the signature headers are
+  added by an httpx request hook on the generated client's httpx client (`httpx_args`);
+- amounts are typed `float` (the description says `number`): the client sends binary floats,
+  which the service reads exactly as written in the JSON text; the contract's alternative of
+  numeric strings is not in the description, so a generated client never uses it."""
 
 from __future__ import annotations
 
