@@ -76,6 +76,17 @@ class ApiBlueprint(Blueprint):
     """The blueprint of every API area: its schemas load the body parsed by the wire rules."""
     ARGUMENTS_PARSER = PreParsedJsonParser()
 
+    def route(self, rule, *, parameters=None, tags=None, **options):
+        # Each operation gets an operationId, its view's name (`ping`, `create_booking`...):
+        # clients generated from the description name their functions after it, rather than
+        # after the path (`get_api_connectivity_v_1_ari_batches_batch_id`).
+        register = super().route(rule, parameters=parameters, tags=tags, **options)
+
+        def decorator(view):
+            register(self.doc(operationId=view.__name__)(view))
+            return view
+        return decorator
+
 
 class ConnectivityApi(Api):
     ERROR_SCHEMA = ErrorEnvelopeSchema

@@ -58,7 +58,10 @@ class Amount(fields.Decimal):
 
     def __init__(self, **kwargs):
         kwargs.setdefault("metadata", {})
-        kwargs["metadata"] = {"type": "number", "minimum": 0, "exclusiveMaximum": 10 ** 12,
+        # OpenAPI 3.0 form of "below 1e12": a boolean exclusiveMaximum beside maximum (a bare
+        # number there is 3.1's form, and makes the 3.0 description invalid).
+        kwargs["metadata"] = {"type": "number", "minimum": 0, "maximum": 10 ** 12,
+                              "exclusiveMaximum": True,
                               **kwargs["metadata"]}
         super().__init__(as_string=False, **kwargs)
 

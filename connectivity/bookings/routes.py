@@ -108,7 +108,7 @@ def get_booking(reference):
 
 
 @blp.route("/bookings/<reference:reference>/cancel", methods=["POST"])
-@blp.arguments(CancelRequestSchema)
+@blp.arguments(CancelRequestSchema, required=False)
 @blp.response(200, enveloped(CancelResultSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY, 404, 409)
 @requires("booking.cancel")

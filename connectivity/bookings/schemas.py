@@ -26,8 +26,16 @@ CONTROL_BUT_LINES_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff
 MAX_GUESTS = 900
 
 
+# The same rules in the description's regex dialect (a lone surrogate has no pattern there).
+NO_CONTROL_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+NO_CONTROL_BUT_LINES_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"
+
+
 def _text(max_length: int, *, lines: bool = False, **kwargs) -> fields.String:
     pattern = CONTROL_BUT_LINES_RE if lines else CONTROL_RE
+    kwargs["metadata"] = {
+        "pattern": NO_CONTROL_BUT_LINES_PATTERN if lines else NO_CONTROL_PATTERN,
+        **kwargs.get("metadata", {})}
 
     def printable(value: str) -> None:
         if pattern.search(value):
@@ -65,7 +73,8 @@ class GuestSchema(Schema):
 class ContactSchema(Schema):
     first_name = _text(100, required=True)
     last_name = _text(100)
-    email = fields.String(required=True, validate=validators.email_address)
+    email = fields.String(required=True, validate=validators.email_address,
+                          metadata={"format": "email", "maxLength": 255})
     phone = _text(50)
 
 

@@ -82,9 +82,9 @@ def push_reservation(reservation):
 
 @blp.route("/reservations/<reference:reference>/cancel", methods=["POST"])
 @_documented
-@blp.arguments(ReservationCancelRequestSchema)
+@blp.arguments(ReservationCancelRequestSchema, required=False)
 @blp.response(200, enveloped(ReservationCancelResultSchema))
-@error_responses(blp, *GUARDED, *WITH_BODY)
+@error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires("reservation.cancel")
 def cancel_reservation(cancel, reference):
     """Deliver a cancellation (scope reservation.cancel)
@@ -110,7 +110,7 @@ def cancel_reservation(cancel, reference):
 @_documented
 @blp.arguments(ModifyRequestSchema)
 @blp.response(200, enveloped(DeliveryResultSchema))
-@error_responses(blp, *GUARDED, *WITH_BODY)
+@error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires("reservation.write")
 def modify_reservation(modification, reference):
     """Deliver the complete new state of a reservation (scope reservation.write)

@@ -34,8 +34,14 @@ def text(max_length: int, **kwargs) -> fields.String:
     return fields.String(validate=[validate.Length(min=1, max=max_length), storable], **kwargs)
 
 
+# validators.PARTNER_CODE_RE in the description's (ECMA 262) regex dialect.
+PARTNER_CODE_PATTERN = r"^[^/\x00-\x1f\x7f-\x9f]{1,120}$"
+
+
 def code(**kwargs) -> fields.String:
     """A partner's own code: what the catalogue can map (1-120 characters, no '/')."""
+    # The rule in the description too, so that a client generated from it knows it.
+    kwargs["metadata"] = {"pattern": PARTNER_CODE_PATTERN, **kwargs.get("metadata", {})}
     return fields.String(validate=[validators.partner_code, storable], **kwargs)
 
 
@@ -100,7 +106,7 @@ class ReservationGuestSchema(Schema):
 
 
 class ReservationContactSchema(Schema):
-    email = fields.String(validate=email_address)
+    email = fields.String(validate=email_address, metadata={"format": "email", "maxLength": 255})
     phone = text(50)
 
 
