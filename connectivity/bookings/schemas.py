@@ -134,35 +134,31 @@ class StayNightSchema(Schema):
     amount = Money(required=True, metadata={"description": "the night's price, all rooms"})
 
 
-class QuoteResultSchema(Schema):
+class PricedStaySchema(Schema):
+    """What a quote and a booking both say of the stay and its price."""
+    hotel_code = fields.String(required=True)
+    room_type_code = fields.String(required=True)
+    rate_plan_code = fields.String(required=True)
+    check_in = fields.Date(required=True)
+    check_out = fields.Date(required=True)
+    rooms = fields.Integer(required=True)
+    total_amount = Money(required=True)
+    currency = fields.String(required=True)
+
+
+class QuoteResultSchema(PricedStaySchema):
     quote_token = fields.String(required=True, metadata={
         "description": "send with POST /bookings within the validity; at most 512 characters; "
                        "signed, not encrypted"})
     expires_at = fields.DateTime(required=True)
-    hotel_code = fields.String(required=True)
-    room_type_code = fields.String(required=True)
-    rate_plan_code = fields.String(required=True)
-    check_in = fields.Date(required=True)
-    check_out = fields.Date(required=True)
-    rooms = fields.Integer(required=True)
-    total_amount = Money(required=True)
-    currency = fields.String(required=True)
     nights = fields.List(fields.Nested(NightSchema), required=True)
     cancellation_policy = fields.Nested(CancellationPolicySchema, required=True)
 
 
-class BookingSchema(Schema):
+class BookingSchema(PricedStaySchema):
     partner_reference = fields.String(required=True)
     confirmation_number = fields.String(required=True)
     status = fields.String(required=True, metadata={"enum": ["confirmed", "cancelled"]})
-    hotel_code = fields.String(required=True)
-    room_type_code = fields.String(required=True)
-    rate_plan_code = fields.String(required=True)
-    check_in = fields.Date(required=True)
-    check_out = fields.Date(required=True)
-    rooms = fields.Integer(required=True)
-    total_amount = Money(required=True)
-    currency = fields.String(required=True)
     nights = fields.List(fields.Nested(StayNightSchema), required=True)
     cancellation_policy = fields.Nested(CancellationPolicySchema, required=True, metadata={
         "description": "as in force when the booking was made; the penalty follows it"})
