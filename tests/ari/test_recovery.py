@@ -4,12 +4,6 @@ with SIGKILL in the middle of a batch, both end applied exactly once."""
 from __future__ import annotations
 
 import dataclasses
-import os
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import psycopg
 from rq.job import Job, JobStatus
@@ -20,14 +14,8 @@ from tests.api.helpers import assert_envelope_success
 from tests.discovery.ari import set_room_days
 
 from .conftest import API, START, day
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def batch_row(db, batch_id: str) -> dict:
-    with db.connection() as conn:
-        return conn.execute("SELECT status, attempts, applied_count FROM ari_batches "
-                            "WHERE id = %s", (batch_id,)).fetchone()
+from .workers import (batch_row, kill_with_work_horses, start_worker, wait_for, worker_backends,
+                      worker_waiting_on_lock)
 
 
 def test_a_batch_accepted_while_redis_is_down_is_applied_once_it_returns(
@@ -96,52 +84,10 @@ def accept_while_redis_is_down(settings, key, items: list[dict]) -> str:
         down.extensions["connectivity.guards"].close()
 
 
-def start_worker(services, settings, **extra_env) -> subprocess.Popen:
-    env = {**os.environ, "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
-           "REDIS_PREFIX": services.redis_prefix, "SECRET_KEY": settings.secret_key,
-           **extra_env}
-    return subprocess.Popen([sys.executable, "-m", "connectivity.worker", "--burst"], cwd=ROOT,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def kill_with_work_horses(worker: subprocess.Popen) -> None:
-    """SIGKILL the worker and the work horse it forked for the job (RQ starts each horse in a
-    session of its own, out of reach of a signal to the worker's group)."""
-    for pid in [*children_of(worker.pid), worker.pid]:
-        os.kill(pid, signal.SIGKILL)
-    worker.wait(timeout=10)
 
 
-def children_of(pid: int) -> list[int]:
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            children.append(int(stat.parent.name))
-    return children
-
-
-def worker_backends(database_url: str) -> list[dict]:
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        return conn.execute(
-            "SELECT wait_event_type FROM pg_stat_activity WHERE datname = current_database() "
-            "AND application_name = 'pcs-worker'").fetchall()
-
-
-def worker_waiting_on_lock(database_url: str) -> bool:
-    return any(row[0] == "Lock" for row in worker_backends(database_url))
-
-
-def wait_for(condition, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_a_batch_is_reported_failed_only_once_its_retries_are_spent(db, put, work,

@@ -21,7 +21,7 @@ from rq import Queue, Worker
 
 from connectivity.ari.queue import BatchQueue, queue_name, requeue_stranded_batches
 from tests.api.signing import bearer, signed_headers
-from tests.ari.test_recovery import children_of, wait_for
+from tests.ari.workers import children_of, wait_for
 
 from .conftest import API, ROOT, SECRET_KEY, Stack, day
 

@@ -9,7 +9,6 @@ import json
 import os
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -17,6 +16,8 @@ import time
 
 import psycopg
 
+from bench.server import free_port
+from tests.ari.workers import wait_for
 from tests.discovery.ari import set_plan_days, set_room_days, stay_dates
 
 from .conftest import API, ROOT, START
@@ -32,21 +33,6 @@ def procfile(process: str) -> list[str]:
         if name.strip() == process:
             return shlex.split(command)
     raise AssertionError(f"the Procfile has no {process} process")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(condition, timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def healthy(port: int) -> bool:
@@ -117,7 +103,7 @@ def test_sigterm_to_web_completes_the_requests_in_flight(services, settings, db,
                 thread.start()
                 threads.append(thread)
             assert wait_for(lambda: web_backends_waiting_on_lock(
-                services.database_url) == IN_FLIGHT), activity(services.database_url)
+                services.database_url) == IN_FLIGHT, 30), activity(services.database_url)
             sigterm_at = time.monotonic()
             web.send_signal(signal.SIGTERM)
             time.sleep(1)

@@ -18,7 +18,7 @@ import redis
 from rq.job import Job, JobStatus
 
 from connectivity.worker import BatchWorker
-from tests.ari.test_recovery import (
+from tests.ari.workers import (
     batch_row,
     children_of,
     wait_for,
