@@ -18,25 +18,43 @@ SELECT b.*, pr.timezone
 -- name: decrement_inventory(property_id, room_type_id, check_in, check_out, rooms)
 -- Every night of the stay in one statement, each only if it still has the rooms: the caller
 -- compares the dates returned with the nights and rolls back unless all of them came back.
--- The primary key leads with (property_id, date), so the rows are visited and locked in date
--- order and two overlapping stays queue behind each other instead of deadlocking. A night with
--- no inventory row, or a NULL one, is not returned: nothing was ever loaded, so it is sold out.
-UPDATE room_type_days
-   SET available = available - :rooms
- WHERE property_id = :property_id AND room_type_id = :room_type_id
-   AND date >= :check_in AND date < :check_out
-   AND available >= :rooms
-RETURNING date;
+-- The nights are locked first, in date order (the (date, room type) order every writer of
+-- room_type_days uses), so two overlapping stays queue behind each other instead of
+-- deadlocking. The order must not come from the plan: once the table is analysed while small,
+-- a sequential scan visits rows in heap order, which an update reshuffles. Only rows the CTE
+-- holds are updated, and `available >= :rooms` is judged again on the row as locked. A night
+-- with no inventory row, or a NULL one, is not returned: nothing was ever loaded, so it is
+-- sold out.
+WITH locked AS MATERIALIZED (
+    SELECT date FROM room_type_days
+     WHERE property_id = :property_id AND room_type_id = :room_type_id
+       AND date >= :check_in AND date < :check_out
+     ORDER BY date
+       FOR UPDATE
+)
+UPDATE room_type_days d
+   SET available = d.available - :rooms
+  FROM locked l
+ WHERE d.property_id = :property_id AND d.room_type_id = :room_type_id AND d.date = l.date
+   AND d.available >= :rooms
+RETURNING d.date;
 
 -- name: release_inventory(property_id, room_type_id, check_in, check_out, rooms)
 -- Gives back what a booking took; called only by the transaction whose conditional status
--- change cancelled it, so it runs once per booking.
-UPDATE room_type_days
-   SET available = available + :rooms
- WHERE property_id = :property_id AND room_type_id = :room_type_id
-   AND date >= :check_in AND date < :check_out
-   AND available IS NOT NULL
-RETURNING date;
+-- change cancelled it, so it runs once per booking. Locked in date order as decrement_inventory.
+WITH locked AS MATERIALIZED (
+    SELECT date FROM room_type_days
+     WHERE property_id = :property_id AND room_type_id = :room_type_id
+       AND date >= :check_in AND date < :check_out
+     ORDER BY date
+       FOR UPDATE
+)
+UPDATE room_type_days d
+   SET available = d.available + :rooms
+  FROM locked l
+ WHERE d.property_id = :property_id AND d.room_type_id = :room_type_id AND d.date = l.date
+   AND d.available IS NOT NULL
+RETURNING d.date;
 
 -- name: insert_booking(id, partner_id, environment, partner_reference, confirmation_number, request_hash, mapping_id, property_id, room_type_id, rate_plan_id, hotel_code, room_type_code, rate_plan_code, check_in, check_out, rooms, total_amount, currency, nights, cancellation_policy, policy_currency, policy_fx_rate, nationality, guests, contact, special_requests, arrival_time)^
 INSERT INTO bookings (id, partner_id, environment, partner_reference, confirmation_number,
