@@ -39,11 +39,14 @@ class Money(fields.Field):
         super().__init__(**kwargs)
 
     def _serialize(self, value, attr, obj, **kwargs):
-        if value is None:
-            return None
-        if not isinstance(value, Decimal):
-            raise TypeError(f"Money wants a Decimal, got {type(value).__name__}")
-        return int(value) if value == value.to_integral_value() else float(value)
+        return None if value is None else money_number(value)
+
+
+def money_number(value: Decimal) -> int | float:
+    """A rounded amount as the JSON number Money writes."""
+    if not isinstance(value, Decimal):
+        raise TypeError(f"Money wants a Decimal, got {type(value).__name__}")
+    return int(value) if value == value.to_integral_value() else float(value)
 
 
 class Amount(fields.Decimal):

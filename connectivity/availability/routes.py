@@ -5,6 +5,7 @@ from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
 from ..docs import GUARDED, WITH_BODY, error_responses
 from ..envelope import enveloped
+from ..ready_body import ready_response
 from .rates import rates as read_rates
 from .schemas import RatesRequestSchema, RatesResultSchema, SearchRequestSchema, SearchResultSchema
 from .search import search as search_hotels
@@ -31,7 +32,8 @@ def search(request):
     `check_in` must be today or later at every hotel searched (422 otherwise); a `currency`
     that some searched hotel's prices cannot be converted into is 422
     `currency_not_supported`."""
-    return search_hotels(current_app.extensions["connectivity.db"], current_caller(), request)
+    return ready_response(search_hotels(current_app.extensions["connectivity.db"],
+                                        current_caller(), request))
 
 
 @blp.route("/availability/rates", methods=["POST"])
@@ -50,4 +52,5 @@ def rates(request):
     are in the requested `currency` (each night converted and rounded, the total the sum of the
     nights), else in the hotel's. 404 `not_found` when the hotel is not mapped and active for
     the caller."""
-    return read_rates(current_app.extensions["connectivity.db"], current_caller(), request)
+    return ready_response(read_rates(current_app.extensions["connectivity.db"], current_caller(),
+                                     request))

@@ -14,6 +14,16 @@
 -- LATERAL subqueries that join nothing but those arrays. No plan the optimizer can pick turns
 -- this into nested loops over thousands of rows; letting it join CTEs of misestimated size
 -- once took 1.5 s for 30 ms of work.
+--
+-- Cost, and why the last subquery looks as it does: the ~42,000 rate_plan_days rows of a
+-- 200-hotel, 7-night search are what the statement spends its time on, so each row does as
+-- little as it can. It is read once (one index range per hotel, the stay's nights only: the
+-- check-out day counts only when closed to departure, read from partial indexes); it is not
+-- tested against arrays (the ~30 groups per hotel are, for being offers and open); it is not
+-- sorted (the groups hash); its amount is one expression (NaN marks a closed or unpriced night
+-- inside the same sum), and for the usual party and hotel that expression is the rate plus the
+-- plan's extra adults. On the bench data set this took the statement from 88 ms to 43 ms
+-- (p50 of `make bench`'s search-floor, same machine and data; docs/benchmarks.md).
 WITH stay AS (
     SELECT :check_in::date AS check_in, :check_out::date AS check_out,
            :check_out::date - :check_in::date AS nights, :rooms::int AS rooms
@@ -25,7 +35,7 @@ hotel AS MATERIALIZED (
            coalesce(:currency::text, pr.currency) AS target,
            (:minor_units::jsonb ->> coalesce(:currency::text, pr.currency))::int AS target_minor,
            (:now::timestamptz AT TIME ZONE pr.timezone)::date > :check_in::date AS check_in_past,
-           party.*
+           party.*, fit.fitting_room_types
       FROM partner_properties pp
       JOIN properties pr ON pr.id = pp.property_id
      CROSS JOIN LATERAL (
@@ -41,13 +51,23 @@ hotel AS MATERIALIZED (
         SELECT min(adults) AS fewest_adults, max(adults) AS most_adults,
                max(children) AS most_children, max(adults + children) AS most_guests,
                -- rooms priced at single_rate where a night has one
-               coalesce(sum(qty) FILTER (WHERE adults = 1), 0) AS lone_adult_rooms,
-               sum(qty * children) AS children,
+               coalesce(sum(qty) FILTER (WHERE adults = 1), 0)::int AS lone_adult_rooms,
+               -- one room, no lone adult, no child: a night costs its rate (and extra adults)
+               sum(qty) = 1 AND coalesce(sum(qty) FILTER (WHERE adults = 1), 0) = 0
+                   AND sum(qty * children) = 0 AS plain_party,
+               sum(qty * children)::int AS children,
                -- [b]: the adults above a plan's base_adults b, summed over the rooms
                ARRAY(SELECT (SELECT sum(r.qty * greatest(r.adults - b, 0)) FROM room r)
                        FROM generate_series(1, 20) AS b ORDER BY b) AS extra_adults_by_base
           FROM room
      ) party
+     -- The room types the partner maps that can hold the party's largest room.
+     CROSS JOIN LATERAL (
+        SELECT ARRAY(SELECT rt.id FROM room_types rt
+                       JOIN partner_room_types prt ON prt.mapping_id = pp.id AND prt.room_type_id = rt.id
+                      WHERE rt.property_id = pr.id AND rt.max_occupancy >= party.most_guests)
+               AS fitting_room_types
+     ) fit
      WHERE pp.partner_id = :partner_id AND pp.environment = :environment
        AND pp.distribution_active AND pp.hotel_code = ANY(:hotel_codes::text[])
 ),
@@ -55,13 +75,13 @@ hotel AS MATERIALIZED (
 -- FX rate exists), its minor units, the extra adults it charges, and whether its rules admit
 -- the party.
 plan AS MATERIALIZED (
-    SELECT h.property_id, h.mapping_id, h.most_guests, rp.id AS rate_plan_id,
+    SELECT h.property_id, h.fitting_room_types, h.target_minor, rp.id AS rate_plan_id,
            CASE WHEN rp.currency = h.target THEN 1
                 WHEN fx.rate IS NOT NULL THEN fx.rate
                 -- the inverse as connectivity.pricing.money.FxTable computes it
                 ELSE round(1::numeric(40, 30) / inv.rate, 16) END AS fx_rate,
            (:minor_units::jsonb ->> rp.currency)::int AS minor_units,
-           h.extra_adults_by_base[rp.base_adults] AS extra_adults,
+           h.extra_adults_by_base[rp.base_adults]::int AS extra_adults,
            h.fewest_adults >= 1 AND h.most_adults <= rp.max_adults
                AND h.most_children <= rp.max_children AND h.most_guests <= rp.max_occupancy
                AND (cardinality(rp.allowed_nationalities) + cardinality(rp.blocked_nationalities) = 0
@@ -75,28 +95,44 @@ plan AS MATERIALIZED (
       LEFT JOIN fx_rates fx ON fx.base = rp.currency AND fx.quote = h.target
       LEFT JOIN fx_rates inv ON inv.base = h.target AND inv.quote = rp.currency
 ),
--- One row per hotel: the sellable plans' factors as parallel arrays, and the offers as keys
--- (rate_plan_id << 32 | room_type_id): room types the partner maps, the plan sells, and big
--- enough for the party's largest room.
+-- One row per hotel: the sellable plans' factors as parallel arrays (looked up per night by
+-- rate_plan_id), and the offers as keys (rate_plan_id << 32 | room_type_id): room types the
+-- partner maps, the plan sells, and big enough for the party's largest room.
+--
+-- `one_money`: every sellable plan has the same currency factors (fx_rate, minor_units) and
+-- those plans that charge extra adults charge the same number. That is the usual hotel (one
+-- currency; plans with base_adults 1 and 2), and its nights are priced from these scalars
+-- instead of looking each night's plan up in the arrays.
 plans AS MATERIALIZED (
     SELECT pl.*,
            ARRAY(SELECT (rprt.rate_plan_id << 32) | rprt.room_type_id
                    FROM rate_plan_room_types rprt
-                   JOIN partner_room_types prt
-                     ON prt.mapping_id = pl.mapping_id AND prt.room_type_id = rprt.room_type_id
-                   JOIN room_types rt ON rt.id = rprt.room_type_id
-                  WHERE rprt.rate_plan_id = ANY(pl.ids) AND rt.max_occupancy >= pl.most_guests
+                  WHERE rprt.rate_plan_id = ANY(pl.ids)
+                    AND rprt.room_type_id = ANY(pl.fitting_room_types)
            ) AS offers
-      FROM (SELECT property_id, mapping_id, most_guests,
+      FROM (SELECT property_id, fitting_room_types,
                    bool_or(fx_rate IS NULL) AS unconvertible,
-                   array_agg(rate_plan_id) FILTER (WHERE admits AND fx_rate IS NOT NULL) AS ids,
-                   array_agg(fx_rate) FILTER (WHERE admits AND fx_rate IS NOT NULL) AS fx_rates,
-                   array_agg(minor_units) FILTER (WHERE admits AND fx_rate IS NOT NULL)
-                   AS minor_units,
-                   array_agg(extra_adults) FILTER (WHERE admits AND fx_rate IS NOT NULL)
-                   AS extra_adults
-              FROM plan
-             GROUP BY property_id, mapping_id, most_guests) pl
+                   array_agg(rate_plan_id) FILTER (WHERE sellable) AS ids,
+                   array_agg(fx_rate) FILTER (WHERE sellable) AS fx_rates,
+                   array_agg(minor_units) FILTER (WHERE sellable) AS minor_units,
+                   array_agg(extra_adults) FILTER (WHERE sellable) AS extra_adults,
+                   -- (min = max rather than count(DISTINCT ...), which sorts every group)
+                   coalesce(min(fx_rate) FILTER (WHERE sellable)
+                                = max(fx_rate) FILTER (WHERE sellable)
+                            AND min(minor_units) FILTER (WHERE sellable)
+                                = max(minor_units) FILTER (WHERE sellable), true)
+                       AND coalesce(min(extra_adults) FILTER (WHERE sellable AND extra_adults > 0)
+                                    = max(extra_adults) FILTER (WHERE sellable AND extra_adults > 0),
+                                    true) AS one_money,
+                   min(fx_rate) FILTER (WHERE sellable) AS one_fx_rate,
+                   min(minor_units) FILTER (WHERE sellable) AS one_minor_units,
+                   coalesce(bool_and(fx_rate = 1 AND minor_units = target_minor)
+                                FILTER (WHERE sellable), true) AS unconverted,
+                   coalesce(array_agg(rate_plan_id) FILTER (WHERE sellable AND extra_adults > 0),
+                            '{}') AS charging_ids,
+                   max(extra_adults) FILTER (WHERE sellable) AS charged_adults
+              FROM (SELECT *, admits AND fx_rate IS NOT NULL AS sellable FROM plan) p
+             GROUP BY property_id, fitting_room_types) pl
 )
 SELECT h.hotel_code, h.target AS currency, h.timezone, h.check_in_past,
        coalesce(ps.unconvertible, false) AS currency_unsupported,
@@ -109,49 +145,81 @@ SELECT h.hotel_code, h.target AS currency, h.timezone, h.check_in_past,
     SELECT ARRAY(
         SELECT d.room_type_id
           FROM room_type_days d
-         WHERE d.property_id = h.property_id AND d.date BETWEEN s.check_in AND s.check_out
+         WHERE d.property_id = h.property_id
+           AND d.date >= s.check_in AND d.date < s.check_out
          GROUP BY d.room_type_id
-        HAVING count(*) FILTER (WHERE d.date < s.check_out AND d.available >= s.rooms
-                                      AND d.closed IS NOT TRUE) = s.nights
+        HAVING count(*) FILTER (WHERE d.available >= s.rooms AND d.closed IS NOT TRUE) = s.nights
            AND count(*) FILTER (WHERE d.date = s.check_in AND (d.closed_to_arrival
                                       OR d.min_stay > s.nights OR d.max_stay < s.nights)) = 0
-           AND count(*) FILTER (WHERE d.date = s.check_out AND d.closed_to_departure) = 0
-    ) AS ids
+    ) AS ids,
+    -- Closed to departure on the check-out day: read from a partial index of the few such rows,
+    -- so the day after the stay is not read for each room type and plan.
+    ARRAY(SELECT d.room_type_id FROM room_type_days d
+           WHERE d.property_id = h.property_id AND d.date = s.check_out
+             AND d.closed_to_departure) AS departure_closed_ids,
+    ARRAY(SELECT (d.rate_plan_id << 32) | d.room_type_id FROM rate_plan_days d
+           WHERE d.property_id = h.property_id AND d.date = s.check_out
+             AND d.closed_to_departure) AS departure_closed_offers
   ) open_room_types ON true
   -- The cheapest offer open every night at rate-plan level too. Each night's amount for all
   -- rooms is rounded in the plan's currency, converted, rounded again; the total is their sum.
+  -- A closed night, or one without a price this party needs, is NaN, which a numeric sum keeps:
+  -- one aggregate says both "sellable every night" and "from what total".
+  --
+  -- The hotel's rows for the stay are one index range, aggregated per (room type, rate plan)
+  -- as they come; which of those groups are offers, and open, is checked on the ~30 groups
+  -- afterwards (OFFSET 0 keeps the planner from pushing those checks down onto every row).
   LEFT JOIN LATERAL (
     SELECT min(offer.total) AS total
       FROM (
-        SELECT sum(n.amount_out) AS total
+        SELECT d.room_type_id, d.rate_plan_id,
+               count(*) AS nights,
+               sum(CASE
+                     WHEN d.closed THEN 'NaN'::numeric
+                     -- one room, no lone adult, no child, no conversion: the rate, and the
+                     -- extra adults where the plan charges them
+                     WHEN ps.one_money AND ps.unconverted AND h.plain_party
+                     THEN coalesce(round(CASE WHEN d.rate_plan_id = ANY(ps.charging_ids)
+                                              THEN d.rate + d.extra_adult_rate * ps.charged_adults
+                                              ELSE d.rate END, h.target_minor), 'NaN')
+                     -- any other party: the general formula, with the plan's factors taken
+                     -- from the hotel's scalars when its plans share them (one_money), else
+                     -- looked up by the night's rate plan
+                     ELSE coalesce(round(round(
+                              CASE WHEN h.lone_adult_rooms = 0 OR d.single_rate IS NULL
+                                   THEN d.rate * s.rooms
+                                   ELSE d.single_rate * h.lone_adult_rooms
+                                        + CASE WHEN s.rooms > h.lone_adult_rooms
+                                               THEN d.rate * (s.rooms - h.lone_adult_rooms)
+                                               ELSE 0 END END
+                              + CASE WHEN ps.one_money
+                                     THEN CASE WHEN d.rate_plan_id = ANY(ps.charging_ids)
+                                               THEN d.extra_adult_rate * ps.charged_adults
+                                               ELSE 0 END
+                                     WHEN ps.extra_adults[array_position(ps.ids, d.rate_plan_id)] > 0
+                                     THEN d.extra_adult_rate
+                                          * ps.extra_adults[array_position(ps.ids, d.rate_plan_id)]
+                                     ELSE 0 END
+                              + CASE WHEN h.children > 0
+                                     THEN d.extra_child_rate * h.children ELSE 0 END,
+                              CASE WHEN ps.one_money THEN ps.one_minor_units
+                                   ELSE ps.minor_units[array_position(ps.ids, d.rate_plan_id)] END)
+                              * CASE WHEN ps.one_money THEN ps.one_fx_rate
+                                     ELSE ps.fx_rates[array_position(ps.ids, d.rate_plan_id)] END,
+                              h.target_minor), 'NaN')
+                   END) AS total
           FROM rate_plan_days d
-         CROSS JOIN LATERAL (SELECT array_position(ps.ids, d.rate_plan_id) AS i) pi
-         CROSS JOIN LATERAL (SELECT ps.fx_rates[pi.i] AS fx_rate, ps.minor_units[pi.i] AS minor_units,
-                                    ps.extra_adults[pi.i] AS extra_adults) p
-         CROSS JOIN LATERAL (
-            SELECT CASE WHEN d.date = s.check_out THEN NULL
-                        WHEN d.single_rate IS NOT NULL AND h.lone_adult_rooms > 0
-                        THEN d.single_rate * h.lone_adult_rooms
-                             + CASE WHEN s.rooms > h.lone_adult_rooms
-                                    THEN d.rate * (s.rooms - h.lone_adult_rooms) ELSE 0 END
-                        ELSE d.rate * s.rooms END
-                   + CASE WHEN p.extra_adults > 0
-                          THEN d.extra_adult_rate * p.extra_adults ELSE 0 END
-                   + CASE WHEN h.children > 0 THEN d.extra_child_rate * h.children ELSE 0 END
-                   AS amount
-         ) n0
-         CROSS JOIN LATERAL (
-            SELECT n0.amount,
-                   round(round(n0.amount, p.minor_units) * p.fx_rate, h.target_minor)
-                   AS amount_out
-         ) n
-         WHERE d.property_id = h.property_id AND d.date BETWEEN s.check_in AND s.check_out
-           AND d.room_type_id = ANY(open_room_types.ids)
-           AND (d.rate_plan_id << 32) | d.room_type_id = ANY(ps.offers)
+         WHERE d.property_id = h.property_id
+           AND d.date >= s.check_in AND d.date < s.check_out
          GROUP BY d.room_type_id, d.rate_plan_id
-        HAVING count(n.amount) FILTER (WHERE d.closed IS NOT TRUE) = s.nights
-           AND count(*) FILTER (WHERE d.date = s.check_in AND (d.closed_to_arrival
+        HAVING count(*) FILTER (WHERE d.date = s.check_in AND (d.closed_to_arrival
                                       OR d.min_stay > s.nights OR d.max_stay < s.nights)) = 0
-           AND count(*) FILTER (WHERE d.date = s.check_out AND d.closed_to_departure) = 0
+        OFFSET 0
       ) offer
+     WHERE offer.nights = s.nights AND offer.total <> 'NaN'
+       AND offer.room_type_id = ANY(open_room_types.ids)
+       AND NOT offer.room_type_id = ANY(open_room_types.departure_closed_ids)
+       AND (offer.rate_plan_id << 32) | offer.room_type_id = ANY(ps.offers)
+       AND NOT (offer.rate_plan_id << 32) | offer.room_type_id
+               = ANY(open_room_types.departure_closed_offers)
   ) best ON true;

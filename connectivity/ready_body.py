@@ -1,0 +1,38 @@
+"""Large success bodies written without a marshmallow dump.
+
+The result schemas of search and rates stay what describes those answers (OpenAPI) and what
+their tests hold them to, but dumping a 14-night rates answer through them (3,000-odd fields,
+each a schema-field call) cost a quarter of the endpoint's CPU. Their payloads are already in
+the schema's shape, with values of a few plain types, so the JSON encoder writes them as they
+are and asks `_json_value` only about what it does not know: an amount (the JSON number Money
+writes) and a date (ISO 8601). tests/discovery/test_ready_body.py holds each such answer equal,
+as JSON text, to its schema's dump.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+from typing import Any
+
+from flask import Response
+
+from .envelope import success_body
+from .schema_fields import money_number
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return money_number(value)
+    if isinstance(value, (dt.date, dt.datetime)):  # a datetime is a date too
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} has no JSON form in a ready body")
+
+
+def ready_response(payload: dict) -> Response:
+    """The success envelope around `payload`; flask-smorest passes a Response through as is.
+    Written compact and with sorted keys, as Flask's own JSON responses are."""
+    body = json.dumps(success_body(payload), default=_json_value, sort_keys=True,
+                      separators=(",", ":"))
+    return Response(body + "\n", mimetype="application/json")
