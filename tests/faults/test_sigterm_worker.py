@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 
 import psycopg
 import redis
@@ -52,6 +53,20 @@ def stop_for_good(worker: subprocess.Popen) -> None:
     worker.stderr.close()
 
 
+@contextmanager
+def sigtermed_while_blocked(services, worker: subprocess.Popen):
+    """Holds the stay's room row so the worker's batch waits on it, SIGTERMs the worker there,
+    and yields the moment of the signal; the row is released when the block ends."""
+    with psycopg.connect(services.database_url) as blocker:
+        blocker.execute("SELECT 1 FROM room_type_days WHERE date = %s FOR UPDATE", (START,))
+        assert wait_for(lambda: worker_waiting_on_lock(services.database_url)), \
+            "the worker never reached the locked row"
+        sigterm_at = time.monotonic()
+        worker.send_signal(signal.SIGTERM)
+        yield sigterm_at
+        blocker.rollback()
+
+
 def push(client, token: str) -> str:
     response = client.put(f"{API}/ari", headers={"Authorization": f"Bearer {token}"}, json={
         "hotel_code": "ACME-LIS", "items": [
@@ -77,15 +92,9 @@ def test_sigterm_mid_batch_within_the_grace_the_same_worker_applies_it_once(
     batch_id = push(client, issue("push", signed=False).token)
     worker = start_worker(services, settings)
     try:
-        with psycopg.connect(services.database_url) as blocker:
-            blocker.execute("SELECT 1 FROM room_type_days WHERE date = %s FOR UPDATE", (START,))
-            assert wait_for(lambda: worker_waiting_on_lock(services.database_url)), \
-                "the worker never reached the locked row"
-            sigterm_at = time.monotonic()
-            worker.send_signal(signal.SIGTERM)
+        with sigtermed_while_blocked(services, worker) as sigterm_at:
             time.sleep(1)
             assert worker.poll() is None, "the worker left its batch on SIGTERM"
-            blocker.rollback()
         exit_code = worker.wait(30)
         exited_after = time.monotonic() - sigterm_at
     finally:
@@ -105,17 +114,11 @@ def test_sigterm_mid_batch_past_the_grace_leaves_it_to_the_next_worker_exactly_o
     worker = start_worker(services, settings)
     successor = None
     try:
-        with psycopg.connect(services.database_url) as blocker:
-            blocker.execute("SELECT 1 FROM room_type_days WHERE date = %s FOR UPDATE", (START,))
-            assert wait_for(lambda: worker_waiting_on_lock(services.database_url)), \
-                "the worker never reached the locked row"
-            sigterm_at = time.monotonic()
-            worker.send_signal(signal.SIGTERM)
+        with sigtermed_while_blocked(services, worker) as sigterm_at:
             # Held past the grace: the work horse gives the job up and the worker exits.
             assert wait_for(lambda: worker.poll() is not None, GRACE_SECONDS + 20)
             exit_code = worker.returncode
             exited_after = time.monotonic() - sigterm_at
-            blocker.rollback()
         # Nothing of the cancelled attempt is left, and the job waits for its retry.
         assert batch_row(db, batch_id) == {"status": "processing", "attempts": 1,
                                            "applied_count": 0}
