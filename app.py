@@ -12,6 +12,7 @@ from connectivity.api import init_api
 from connectivity.ari.queue import BatchQueue
 from connectivity.ari.routes import blp as ari_blp
 from connectivity.auth.access import guard_request, policy_of
+from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.routes import blp as availability_blp
 from connectivity.bookings.routes import blp as bookings_blp
 from connectivity.db import Database
@@ -48,11 +49,15 @@ def create_app(settings: Settings | None = None) -> Flask:
                   timeout=settings.db_pool_timeout_seconds)
     redis_client = redis.Redis.from_url(settings.redis_url, socket_timeout=2,
                                         socket_connect_timeout=2)
+    guards = build_guards(settings, redis_client)
+    # Operator changes of what a key's row holds are announced after they commit, so every web
+    # process's key cache drops its copies on the next request (auth/keycache.py).
+    db.listen(KEY_STATE_CHANGED, guards.key_generation.replace)
     app.extensions.update({
         "connectivity.settings": settings,
         "connectivity.db": db,
         "connectivity.redis": redis_client,
-        "connectivity.guards": build_guards(settings, redis_client),
+        "connectivity.guards": guards,
         "connectivity.ari_queue": BatchQueue(redis_client, settings.redis_prefix),
     })
 

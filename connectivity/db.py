@@ -19,6 +19,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable)
 
 # Failures where PostgreSQL rolled the transaction back and asks the client to run it again.
 RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
@@ -55,10 +56,21 @@ class LazyPool:
             self._opened = False
 
 
+def announces(event: str) -> Callable[[F], F]:
+    """Mark a use case whose committed changes others must hear of: `Database.run` calls the
+    event's listeners after the transaction commits (so they never announce what may still roll
+    back). The key cache's invalidation is such an event (auth/keycache.py)."""
+    def mark(use_case: F) -> F:
+        use_case.announces = event
+        return use_case
+    return mark
+
+
 class Database:
     def __init__(self, url: str, *, max_size: int = 8, timeout: float = 5.0, retries: int = 5,
                  application_name: str = "pcs-web"):
         self._retries = retries
+        self._listeners: dict[str, list[Callable[[], None]]] = {}
         self._pool = LazyPool(
             url,
             min_size=1,
@@ -84,9 +96,21 @@ class Database:
         with self._pool.connection() as conn:
             yield conn
 
+    def listen(self, event: str, listener: Callable[[], None]) -> None:
+        """Call `listener` after each commit of a use case that `announces(event)`; what it
+        raises reaches the caller of `run`, the transaction being committed already."""
+        self._listeners.setdefault(event, []).append(listener)
+
     def run(self, use_case: Callable[..., T], *args, **kwargs) -> T:
         """Run `use_case(conn, *args, **kwargs)` in one transaction, again from the start when
-        PostgreSQL reports a serialization failure or a deadlock (bounded, with jitter)."""
+        PostgreSQL reports a serialization failure or a deadlock (bounded, with jitter); then
+        announce it if it is marked with `announces`."""
+        result = self._run(use_case, *args, **kwargs)
+        for listener in self._listeners.get(getattr(use_case, "announces", None), ()):
+            listener()
+        return result
+
+    def _run(self, use_case: Callable[..., T], *args, **kwargs) -> T:
         for attempt in range(self._retries):
             try:
                 with self.connection() as conn:

@@ -151,6 +151,8 @@ def _write_env_file(env: dict) -> None:
 def _prepare_demo() -> None:
     from app import create_app
     from connectivity.auth.credentials import SigningVault
+    from connectivity.auth.keycache import KEY_STATE_CHANGED
+    from connectivity.db import announces
     from connectivity.operator.catalog import load_catalog, parse_catalog
     from connectivity.operator.keys import issue_key
     from connectivity.operator.migrations import upgrade
@@ -165,6 +167,7 @@ def _prepare_demo() -> None:
     print(f"demo catalogue loaded from {DEMO_CATALOG.relative_to(ROOT)}")
     vault = SigningVault(settings.secret_key)
 
+    @announces(KEY_STATE_CHANGED)
     def fresh_key(conn, name: str, preset: str):
         # Secrets cannot be shown twice, so each start revokes the previous demo key and issues
         # a new one.

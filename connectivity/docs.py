@@ -34,7 +34,12 @@ WITH_BODY = (400, 413, 415, 422)
 def error_responses(blp, *statuses: int):
     def document(view):
         for status in sorted(set(statuses)):
-            view = blp.alt_response(status, schema=ErrorEnvelopeSchema,
-                                    description=ERROR_DESCRIPTIONS[status])(view)
+            documented = blp.alt_response(status, schema=ErrorEnvelopeSchema,
+                                          description=ERROR_DESCRIPTIONS[status])(view)
+            # flask-smorest keeps the description in the wrapper's `_apidoc` and the wrapper
+            # itself only calls the view: the view takes the description and stays unwrapped,
+            # which spares every request one call layer per documented status (three or four
+            # per guarded route, ~2 us each: each looks up `current_app` and `ensure_sync`).
+            view._apidoc = documented._apidoc
         return view
     return document

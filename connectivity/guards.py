@@ -11,6 +11,7 @@ from psycopg_pool import ConnectionPool
 
 from .auth.authenticate import Authenticator
 from .auth.credentials import SigningVault
+from .auth.keycache import KeyCache, KeyGeneration
 from .auth.nonces import NonceLedger
 from .auth.ratelimit import KeyRateLimiter
 from .db import RECONNECT_TIMEOUT_SECONDS, LazyPool
@@ -19,8 +20,8 @@ from .settings import Settings
 
 
 class KeyReader:
-    """Reads the key of each request, fresh from PostgreSQL (a revocation applies to the very
-    next request), in one round trip.
+    """Reads a key from PostgreSQL, in one round trip: for requests the key cache cannot answer
+    (auth/keycache.py).
 
     It has its own small pool rather than the use cases' transactional one, because a lookup on
     every request is where round trips add up: there each borrowing pings the connection
@@ -72,17 +73,23 @@ class Guards:
     authenticator: Authenticator
     rate_limiter: KeyRateLimiter
     keys: KeyReader
+    key_cache: KeyCache
+    key_generation: KeyGeneration
 
     def close(self) -> None:
         self.keys.close()
 
 
 def build_guards(settings: Settings, redis_client: redis.Redis) -> Guards:
-    # The guards read keys through a pool of their own (KeyReader), not the use cases'.
+    # The guards read keys through a pool of their own (KeyReader), not the use cases', and
+    # keep copies confirmed on every request (KeyCache, auth/keycache.py).
     keys = KeyReader(settings.database_url, max_size=settings.db_pool_size,
                      timeout=settings.db_pool_timeout_seconds)
+    cache = KeyCache(keys.find_key, ttl_seconds=settings.key_cache_ttl_seconds)
     authenticator = Authenticator(
-        keys.find_key, keys.count_mapped_properties, SigningVault(settings.secret_key),
+        cache, keys.count_mapped_properties, SigningVault(settings.secret_key),
         NonceLedger(redis_client, settings.redis_prefix, settings.nonce_ttl_seconds),
         settings.signature_max_skew_seconds)
-    return Guards(authenticator, KeyRateLimiter(settings.redis_url, settings.redis_prefix), keys)
+    return Guards(authenticator, KeyRateLimiter(settings.redis_url, settings.redis_prefix), keys,
+                  cache, KeyGeneration(redis_client, settings.redis_prefix,
+                                       settings.key_cache_ttl_seconds))

@@ -31,6 +31,10 @@ class Settings:
     ari_stranded_after_seconds: int = 60
     # When set, GET /metrics answers only `Authorization: Bearer <metrics_token>`.
     metrics_token: str | None = None
+    # How long a web process may keep a copy of a key's row (auth/keycache.py); 0 turns the
+    # copies off. Revocation is immediate either way; this bounds only a change whose
+    # announcement to Redis failed (the operator CLI says so and exits non-zero).
+    key_cache_ttl_seconds: float = 10.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -56,9 +60,12 @@ class Settings:
                 log_level=env.get("LOG_LEVEL", "INFO").upper(),
                 ari_stranded_after_seconds=int(env.get("ARI_STRANDED_AFTER_SECONDS", 60)),
                 metrics_token=env.get("METRICS_TOKEN") or None,
+                key_cache_ttl_seconds=float(env.get("KEY_CACHE_TTL_SECONDS", 10)),
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
+        if settings.key_cache_ttl_seconds < 0:
+            raise SettingsError("KEY_CACHE_TTL_SECONDS must be 0 (no key cache) or more")
         if settings.quote_ttl_seconds < 1:
             raise SettingsError("QUOTE_TTL_SECONDS must be at least 1 (a quote token's validity)")
         return settings

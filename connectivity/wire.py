@@ -24,20 +24,25 @@ log = structlog.get_logger("connectivity.request")
 
 
 def assign_request_id() -> None:
-    g.started = time.perf_counter()
-    sent = request.headers.get("X-Request-Id", "")
-    g.request_id = sent if REQUEST_ID_RE.match(sent) else uuid.uuid4().hex
+    # `g` and `request` are context-local proxies: each use looks the object up again, so the
+    # hooks that run on every request resolve them once.
+    state = g._get_current_object()
+    state.started = time.perf_counter()
+    sent = request._get_current_object().headers.get("X-Request-Id", "")
+    state.request_id = sent if REQUEST_ID_RE.match(sent) else uuid.uuid4().hex
     structlog.contextvars.clear_contextvars()
-    structlog.contextvars.bind_contextvars(request_id=g.request_id)
+    structlog.contextvars.bind_contextvars(request_id=state.request_id)
 
 
 def enforce_body_cap() -> None:
     # Refused on the declared length, before a byte of the body is read; a body sent without a
     # length is cut off by MAX_CONTENT_LENGTH while it is read.
-    if request.routing_exception is not None:
+    req = request._get_current_object()
+    if req.routing_exception is not None:
         return  # routing answers first: an unknown path is 404 whatever its body
     limit = current_app.config["MAX_CONTENT_LENGTH"]
-    if request.content_length is not None and request.content_length > limit:
+    declared = req.content_length
+    if declared is not None and declared > limit:
         raise PayloadTooLarge(f"the body is larger than {limit} bytes")
 
 
@@ -48,14 +53,15 @@ def _no_constants(name: str):
 def parse_json_body() -> None:
     """For the API's body-carrying routes: an absent body is left to the schema (its required
     fields fail with 422), a present one must be JSON and well formed."""
-    if request.routing_exception is not None or request.method not in BODY_METHODS:
+    req = request._get_current_object()
+    if req.routing_exception is not None or req.method not in BODY_METHODS:
         return
-    if policy_of(request.endpoint) is None:
+    if policy_of(req.endpoint) is None:
         return
-    raw = request.get_data(cache=True)
+    raw = req.get_data(cache=True)
     if not raw.strip():
         return
-    if not request.is_json:
+    if not req.is_json:
         raise UnsupportedMediaType("request bodies must be sent as Content-Type: application/json")
     try:
         # Parsed once, here, under the contract's rules; schemas read g.json_body (api.py).
@@ -86,11 +92,15 @@ def _unstorable_strings(value, path: str):
 
 
 def finish_response(response: Response) -> Response:
-    response.headers["X-Request-Id"] = getattr(g, "request_id", "")
-    decision = getattr(g, "rate_limit", None)
+    state, req = g._get_current_object(), request._get_current_object()
+    headers = response.headers
+    headers["X-Request-Id"] = getattr(state, "request_id", "")
+    decision = getattr(state, "rate_limit", None)
     if decision is not None:
-        response.headers.update(decision.headers())
-    elapsed_ms = (time.perf_counter() - g.started) * 1000 if "started" in g else None
-    log.info("request", method=request.method, path=request.path, status=response.status_code,
-             duration_ms=round(elapsed_ms, 2) if elapsed_ms is not None else None)
+        for name, value in decision.headers().items():
+            headers[name] = value
+    started = getattr(state, "started", None)
+    elapsed_ms = round((time.perf_counter() - started) * 1000, 2) if started is not None else None
+    log.info("request", method=req.method, path=req.path, status=response.status_code,
+             duration_ms=elapsed_ms)
     return response

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import structlog
-from flask import current_app, g, request
+from flask import Flask, current_app, g, request
 
 from ..errors import InsufficientScope, NoMappedProperties, RateLimited
 from .authenticate import Caller
@@ -43,9 +43,9 @@ def requires(*scopes: str, any_of: bool = False, needs_mapped_properties: bool =
     return mark
 
 
-def policy_of(endpoint: str | None) -> AccessPolicy | None:
-    view = current_app.view_functions.get(endpoint) if endpoint else None
-    return getattr(view, "access_policy", None)
+def policy_of(endpoint: str | None, app: Flask | None = None) -> AccessPolicy | None:
+    views = (app if app is not None else current_app).view_functions
+    return getattr(views.get(endpoint) if endpoint else None, "access_policy", None)
 
 
 def current_caller() -> Caller:
@@ -55,18 +55,30 @@ def current_caller() -> Caller:
 def guard_request() -> None:
     """before_request: a no-op for unmatched routes (routing answers 404/405 first, whatever the
     credentials) and for public routes (health, docs)."""
-    if request.routing_exception is not None:
+    # `request`, `current_app` and `g` are context-local proxies: each use looks the object up
+    # again, so the hook resolves them once.
+    req = request._get_current_object()
+    if req.routing_exception is not None:
         return
-    policy = policy_of(request.endpoint)
+    app = current_app._get_current_object()
+    policy = policy_of(req.endpoint, app)
     if policy is None:
         return
-    guards = current_app.extensions["connectivity.guards"]
-    caller = guards.authenticator.authenticate(request)
-    g.caller = caller
-    structlog.contextvars.bind_contextvars(key_id=caller.key_id, partner=caller.partner_code)
+    guards = app.extensions["connectivity.guards"]
+    authentication = guards.authenticator.authenticate(req)
+    row = authentication.row
+    structlog.contextvars.bind_contextvars(key_id=row["key_id"], partner=row["partner_code"])
 
-    decision = guards.rate_limiter.hit(caller.key_id, caller.rate_limit_per_minute)
-    g.rate_limit = decision
+    # The rate limit's round trip also reads the key-state generation, which confirms (or not)
+    # a cached copy of the key's row (auth/keycache.py).
+    decision, generation = guards.rate_limiter.hit(
+        row["key_id"], row["rate_limit_per_minute"], read=guards.key_generation.key)
+    if generation is None and decision.shared:
+        guards.key_generation.establish()  # Redis lost it: copies wait for a new one
+    caller = guards.authenticator.confirm(req, authentication, generation)
+    state = g._get_current_object()
+    state.caller = caller
+    state.rate_limit = decision
     if not decision.allowed:
         raise RateLimited(
             f"more than {decision.limit} requests in 60 s for this key; retry after "

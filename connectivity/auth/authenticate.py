@@ -12,6 +12,7 @@ from flask import Request
 
 from ..errors import Unauthorized
 from . import credentials, signing
+from .keycache import KeyCache, KeyLookup
 from .nonces import NonceLedger
 
 
@@ -72,20 +73,67 @@ def presented_credentials(request: Request) -> Presented:
     return Presented(key_id=parts[0], bearer_secret=parts[1])
 
 
+@dataclass(frozen=True)
+class Authentication:
+    """A request whose credentials passed every check of section 2 on `lookup.row`, which may
+    be a cached copy still to be confirmed by the request's Redis round trip (`Authenticator.
+    confirm`)."""
+    presented: Presented
+    lookup: KeyLookup
+
+    @property
+    def row(self) -> dict:
+        return self.lookup.row
+
+
 class Authenticator:
-    def __init__(self, find_key: Callable[[str], dict | None],
-                 count_mapped: Callable[[int, str], int], vault: credentials.SigningVault,
-                 nonces: NonceLedger, max_skew_seconds: int):
-        self._find_key = find_key
+    def __init__(self, keys: KeyCache, count_mapped: Callable[[int, str], int],
+                 vault: credentials.SigningVault, nonces: NonceLedger, max_skew_seconds: int):
+        self._keys = keys
         self._count_mapped = count_mapped
         self._vault = vault
         self._nonces = nonces
         self._max_skew = max_skew_seconds
 
-    def authenticate(self, request: Request) -> Caller:
+    def authenticate(self, request: Request) -> Authentication:
         presented = presented_credentials(request)
-        row = self._find_key(presented.key_id) if _plausible_key_id(presented.key_id) else None
+        if not _plausible_key_id(presented.key_id):
+            lookup = KeyLookup(None, False, None)
+        else:
+            lookup = self._keys.lookup(presented.key_id)
+        try:
+            self._check(request, presented, lookup.row)
+        except Unauthorized:
+            # A copy only ever admits: a refusal is decided on the row as it is now, so that a
+            # revoked key is told key_revoked rather than a later check's code.
+            if not lookup.cached:
+                raise
+            lookup = self._keys.refresh(presented.key_id)
+            self._check(request, presented, lookup.row)
+        if presented.bearer_secret is None and not self._nonces.first_use(
+                lookup.row["key_id"], presented.nonce):
+            if lookup.cached:
+                lookup = self._keys.refresh(presented.key_id)
+                self._check(request, presented, lookup.row)  # key_revoked comes first
+            raise Unauthorized("replayed_request",
+                               "this nonce was already used with this key; send a new nonce",
+                               headers={"WWW-Authenticate": _SIGNED_WWW})
+        return Authentication(presented, lookup)
 
+    def confirm(self, request: Request, authentication: Authentication,
+                generation: bytes | None) -> Caller:
+        """After the request's Redis round trip read the key-state `generation`: the caller, from
+        a copy that generation confirms, else from the row read again and checked again (a
+        revocation since the copy was filed is refused here)."""
+        lookup = self._keys.settle(authentication.presented.key_id, authentication.lookup,
+                                   generation)
+        if lookup is not authentication.lookup:
+            self._check(request, authentication.presented, lookup.row)
+        row = lookup.row
+        return _caller(row, partial(self._count_mapped, row["partner_id"], row["environment"]))
+
+    def _check(self, request: Request, presented: Presented, row: dict | None) -> None:
+        """Every check of section 2 but the nonce's, in the contract's order, on `row`."""
         if presented.bearer_secret is not None:
             if not credentials.secret_matches(presented.bearer_secret,
                                               row["secret_hash"] if row else None):
@@ -107,9 +155,9 @@ class Authenticator:
                                    headers={"WWW-Authenticate": _SIGNED_WWW})
         else:
             self._check_signature(request, presented, row)
-        return _caller(row, partial(self._count_mapped, row["partner_id"], row["environment"]))
 
     def _check_signature(self, request: Request, presented: Presented, row: dict) -> None:
+        """Timestamp and signature; the nonce is recorded after every other check passed."""
         def invalid(message: str) -> Unauthorized:
             return Unauthorized("invalid_signature", message,
                                 headers={"WWW-Authenticate": _SIGNED_WWW})
@@ -135,10 +183,6 @@ class Authenticator:
         if secret is None or not signing.signature_matches(presented.signature.strip().lower(),
                                                            expected):
             raise invalid("the signature does not match the request")
-        if not self._nonces.first_use(row["key_id"], presented.nonce):
-            raise Unauthorized("replayed_request",
-                               "this nonce was already used with this key; send a new nonce",
-                               headers={"WWW-Authenticate": _SIGNED_WWW})
 
 
 def _plausible_key_id(key_id: str) -> bool:

@@ -29,6 +29,8 @@ class Decision:
     remaining: int
     # Whole seconds until a request would be allowed again (0 when one is allowed now).
     retry_after: int
+    # False when Redis did not answer and this process's own window decided.
+    shared: bool = True
 
     def headers(self) -> dict[str, str]:
         return {
@@ -37,7 +39,8 @@ class Decision:
         }
 
 
-def decide(allowed: bool, limit: int, remaining: int, reset_time: float) -> Decision:
+def decide(allowed: bool, limit: int, remaining: int, reset_time: float,
+           shared: bool = True) -> Decision:
     """`remaining` and `reset_time` as the moving window reports them after the hit."""
     remaining = max(0, remaining)
     if remaining > 0:
@@ -46,7 +49,7 @@ def decide(allowed: bool, limit: int, remaining: int, reset_time: float) -> Deci
         # reset_time is when the oldest request of the window leaves it; the next whole second
         # after that is a wait after which a request is sure to pass.
         wait = max(1, math.floor(reset_time - time.time()) + 1)
-    return Decision(allowed, limit, remaining, wait)
+    return Decision(allowed, limit, remaining, wait, shared)
 
 
 class KeyRateLimiter:
@@ -55,17 +58,22 @@ class KeyRateLimiter:
             redis_url, key_prefix=f"{prefix}limits", socket_timeout=1, socket_connect_timeout=1)
         self._local = MovingWindowRateLimiter(MemoryStorage())
 
-    def hit(self, key_id: str, limit: int) -> Decision:
+    def hit(self, key_id: str, limit: int, *, read: str | None = None
+            ) -> tuple[Decision, bytes | None]:
+        """The decision, and the value of the Redis key `read` (its full name; None when absent or
+        when Redis did not answer) read in the same round trip, before the hit: the key cache
+        confirms its copies with it (`keycache.py`) at no extra round trip."""
         item = RateLimitItemPerMinute(limit)
         try:
-            return self._shared_hit(item, key_id, limit)
+            return self._shared_hit(item, key_id, limit, read)
         except (RedisError, OSError) as exc:
             log.warning("rate_limit_degraded", reason=type(exc).__name__)
             allowed = self._local.hit(item, key_id)
             stats = self._local.get_window_stats(item, key_id)
-            return decide(allowed, limit, stats.remaining, stats.reset_time)
+            return decide(allowed, limit, stats.remaining, stats.reset_time, shared=False), None
 
-    def _shared_hit(self, item, key_id: str, limit: int) -> Decision:
+    def _shared_hit(self, item, key_id: str, limit: int, read: str | None
+                    ) -> tuple[Decision, bytes | None]:
         """`MovingWindowRateLimiter.hit` then `.get_window_stats`, as the library runs them (its
         own two Lua scripts, with the arguments its RedisStorage passes), but sent together in
         one pipeline: one round trip per request instead of two. The scripts run in order on one
@@ -75,30 +83,35 @@ class KeyRateLimiter:
         key = storage.prefixed_key(item.key_for(key_id))
         expiry = item.get_expiry()
         now = time.time()
-        acquired, window = self._acquire_and_count(key, now, limit, expiry)
+        value, acquired, window = self._acquire_and_count(key, now, limit, expiry, read)
         # Redis loses its script cache on a restart or SCRIPT FLUSH. Whatever ran still counts:
         # a hit that did not run is sent again, a count that did not run is asked again, so a
         # request is never counted twice.
         if isinstance(acquired, NoScriptError):
             self._load_scripts()
-            acquired, window = self._acquire_and_count(key, now, limit, expiry)
+            value, acquired, window = self._acquire_and_count(key, now, limit, expiry, read)
         if isinstance(window, NoScriptError):
             self._load_scripts()
             window = storage.lua_moving_window([key], [now - expiry, limit])
-        for result in (acquired, window):
+        for result in (value, acquired, window):
             if isinstance(result, Exception):
                 raise result
         # As RedisStorage.get_moving_window: (oldest entry, entries), or (now, 0) when empty.
         start, entries = (float(window[0]), int(window[1])) if window else (now, 0)
-        return decide(bool(acquired), limit, limit - entries, start + expiry)
+        return decide(bool(acquired), limit, limit - entries, start + expiry), value
 
-    def _acquire_and_count(self, key: str, now: float, limit: int, expiry: int) -> list:
-        """The two scripts in one pipeline; errors come back in place of results."""
+    def _acquire_and_count(self, key: str, now: float, limit: int, expiry: int,
+                           read: str | None) -> list:
+        """GET `read` (when asked) and the two scripts in one pipeline; errors come back in
+        place of results."""
         storage = self._storage
         pipe = storage.get_connection().pipeline(transaction=False)
+        if read is not None:
+            pipe.get(read)
         pipe.evalsha(storage.lua_acquire_moving_window.sha, 1, key, now, limit, expiry, 1)
         pipe.evalsha(storage.lua_moving_window.sha, 1, key, now - expiry, limit)
-        return pipe.execute(raise_on_error=False)
+        results = pipe.execute(raise_on_error=False)
+        return results if read is not None else [None, *results]
 
     def _load_scripts(self) -> None:
         connection = self._storage.get_connection()

@@ -50,15 +50,6 @@ BOOKINGS = Counter(
     ("outcome",), registry=REGISTRY)
 
 
-def endpoint_label() -> str:
-    rule = request.url_rule
-    return rule.rule if rule is not None else UNMATCHED
-
-
-def method_label() -> str:
-    return request.method if request.method in METHODS else "other"
-
-
 def booking_outcome(status: int) -> str:
     if status == 201:
         return "created"
@@ -68,14 +59,46 @@ def booking_outcome(status: int) -> str:
     return getattr(g, "error_code", None) or f"http_{status}"
 
 
+class _RequestSeries:
+    """The request counter's and the latency histogram's children for one (endpoint, method,
+    status). `Metric.labels()` validates and joins the label values and takes the metric's lock
+    on every call; the child it returns is the same object every time (the metric keeps it for
+    good), so looking it up once per label set and keeping it counts exactly the same."""
+
+    __slots__ = ("requests", "latency")
+
+    def __init__(self, endpoint: str, method: str, status: int):
+        self.requests = REQUESTS.labels(endpoint, method, str(status))
+        self.latency = LATENCY.labels(endpoint, method)
+
+
+# Bounded like the series themselves: route rules x METHODS x the statuses the service answers.
+# Filled without a lock: two threads meeting a new label set both get the metric's one child.
+_SERIES: dict[tuple[str, str, int], _RequestSeries] = {}
+
+
+def request_series(endpoint: str, method: str, status: int) -> _RequestSeries:
+    labels = (endpoint, method, status)
+    series = _SERIES.get(labels)
+    if series is None:
+        series = _SERIES[labels] = _RequestSeries(endpoint, method, status)
+    return series
+
+
 def record_request(response: Response) -> Response:
-    endpoint, method = endpoint_label(), method_label()
+    # One look-up of each request attribute: `request` and `g` are context-local proxies.
+    req, state = request._get_current_object(), g._get_current_object()
+    rule = req.url_rule
+    endpoint = rule.rule if rule is not None else UNMATCHED
+    method = req.method if req.method in METHODS else "other"
     status = response.status_code
-    REQUESTS.labels(endpoint, method, str(status)).inc()
-    if "started" in g:  # set by wire.assign_request_id, the first request hook
-        LATENCY.labels(endpoint, method).observe(time.perf_counter() - g.started)
+    series = request_series(endpoint, method, status)
+    series.requests.inc()
+    started = getattr(state, "started", None)  # set by wire.assign_request_id, the first hook
+    if started is not None:
+        series.latency.observe(time.perf_counter() - started)
     if status == 429:
         RATE_LIMITED.labels(endpoint).inc()
-    if request.endpoint == BOOKING_ENDPOINT and request.method == "POST":
+    if req.endpoint == BOOKING_ENDPOINT and req.method == "POST":
         BOOKINGS.labels(booking_outcome(status)).inc()
     return response

@@ -12,6 +12,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup
 
 from ..auth.credentials import SigningVault
+from ..auth.keycache import KeyStateNotAnnounced
 from ..auth.scopes import PRESETS, SCOPES
 from ..queries import queries
 from ..reservations.reconciliation import (UnknownPartner, list_reconciliation,
@@ -51,6 +52,8 @@ def catalog_load(file: Path):
     try:
         catalog = parse_catalog(file.read_text(encoding="utf-8"))
         counts = _db().run(load_catalog, catalog)
+    except KeyStateNotAnnounced as exc:
+        raise click.ClickException(f"catalogue loaded, but {exc}") from None
     except CatalogError as exc:
         lines = "\n".join(f"  {path}: {'; '.join(msgs)}" for path, msgs in exc.fields.items())
         raise click.ClickException(f"catalogue rejected, nothing was changed:\n{lines}") from None
@@ -111,7 +114,11 @@ def keys_issue(partner_code, name, environment, preset, extra_scopes, signed, ra
 @click.argument("key_id")
 def keys_revoke(key_id):
     """Revoke a key; it is refused from the next request on."""
-    row = _db().run(revoke_key, key_id)
+    try:
+        row = _db().run(revoke_key, key_id)
+    except KeyStateNotAnnounced as exc:
+        raise click.ClickException(
+            f"{key_id} is revoked in the database, but {exc}") from None
     if row is None:
         raise click.ClickException(f"no key {key_id}")
     click.echo(f"revoked {row['key_id']} at {row['revoked_at'].isoformat()}")
@@ -134,6 +141,8 @@ def keys_list(partner_code, as_json):
 
 
 def _set_distribution(partner_code: str, property_code: str, active: bool) -> None:
+    # Not announced to the key caches: a key's row holds nothing a pause changes (paused
+    # mappings still count for no_mapped_properties, contract section 10).
     def change(conn):
         return queries().operator.set_distribution(
             conn, partner_code=partner_code, property_code=property_code, active=active)

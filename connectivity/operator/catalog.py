@@ -12,6 +12,8 @@ import psycopg
 from marshmallow import ValidationError
 from psycopg.types.json import Jsonb
 
+from ..auth.keycache import KEY_STATE_CHANGED
+from ..db import announces
 from ..errors import flatten_messages
 from ..queries import queries
 from .catalog_schema import CatalogSchema
@@ -37,6 +39,9 @@ def parse_catalog(text: str) -> dict[str, Any]:
         raise CatalogError(flatten_messages(exc.messages)) from None
 
 
+# A key's row carries its partner's name and whether the partner has a mapped property in the
+# key's environment: a load can change both, so it is announced to the key caches.
+@announces(KEY_STATE_CHANGED)
 def load_catalog(conn: psycopg.Connection, catalog: dict[str, Any]) -> dict[str, int]:
     """Write a parsed catalogue; the caller's transaction makes it all or nothing."""
     q = queries().catalog

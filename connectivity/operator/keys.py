@@ -9,7 +9,9 @@ from datetime import datetime
 import psycopg
 
 from ..auth import credentials
+from ..auth.keycache import KEY_STATE_CHANGED
 from ..auth.scopes import SIGNED_BY_DEFAULT, scopes_for
+from ..db import announces
 from ..queries import queries
 
 DEFAULT_RATE_LIMIT_PER_MINUTE = 600
@@ -37,6 +39,9 @@ class IssuedKey:
                 "expires_at": self.expires_at.isoformat() if self.expires_at else None}
 
 
+# Not announced to the key caches (auth/keycache.py): a new key_id is in no cache (only rows
+# that exist are copied), and no other key's row changes. An announcement could only fail the
+# command after the key was committed, with its token not shown.
 def issue_key(conn: psycopg.Connection, vault: credentials.SigningVault, *, partner_code: str,
               name: str, environment: str, preset: str, extra_scopes=(),
               signed: bool | None = None, rate_limit: int = DEFAULT_RATE_LIMIT_PER_MINUTE,
@@ -64,6 +69,7 @@ def issue_key(conn: psycopg.Connection, vault: credentials.SigningVault, *, part
                      expires_at=row["expires_at"])
 
 
+@announces(KEY_STATE_CHANGED)  # the next request must see it, in every web process
 def revoke_key(conn: psycopg.Connection, key_id: str) -> dict | None:
     return queries().auth.revoke_key(conn, key_id=key_id)
 

@@ -8,7 +8,10 @@ import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from flask import g
 
+from connectivity.envelope import enveloped
+from connectivity.handshake.schemas import PingSchema
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.keys import revoke_key
 
@@ -460,3 +463,19 @@ def test_whoami_counts_paused_mappings(client, catalog, issue, app):
     _pause(app, "OPO1")
     assert assert_envelope_success(
         client.get(WHOAMI, headers=bearer(key.token)))["mapped_properties"] == 2
+
+
+# --- /ping's body -----------------------------------------------------------------------------
+
+def test_ping_body_is_the_schemas_dump(client, catalog, issue):
+    """/ping is answered without flask-smorest's dump; its body must be what the described
+    schema would have produced."""
+    key = issue("pull")
+    response = client.get(PING, headers=bearer(key.token))
+    body = response.get_json()
+    data = dict(body["data"], server_time=datetime.fromisoformat(body["data"]["server_time"]))
+    with client.application.test_request_context():
+        g.request_id = body["request_id"]
+        dumped = enveloped(PingSchema)().dump(data)
+    assert json.loads(response.get_data()) == dumped
+    assert list(body) == list(dumped) and list(body["data"]) == list(dumped["data"])

@@ -4,7 +4,6 @@ published OpenAPI description."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 
@@ -12,7 +11,6 @@ import psycopg
 import pytest
 from marshmallow import Schema, fields, validate
 
-from app import create_app
 from connectivity.api import ApiBlueprint
 from connectivity.auth.access import requires
 
@@ -59,26 +57,10 @@ def _probe_blueprint() -> ApiBlueprint:
 
 
 @pytest.fixture
-def make_app(settings):
-    """make_app(**settings_changes, probes=False) -> a fresh app; closed at teardown."""
-    made = []
-
-    def _make(probes: bool = False, **changes):
-        application = create_app(dataclasses.replace(settings, **changes))
-        if probes:
-            application.extensions["connectivity.api"].register_blueprint(_probe_blueprint())
-        made.append(application)
-        return application
-
-    yield _make
-    for application in made:
-        application.extensions["connectivity.db"].close()
-        application.extensions["connectivity.guards"].close()
-
-
-@pytest.fixture
 def probe_client(make_app, db):
-    return make_app(probes=True).test_client()
+    application = make_app()
+    application.extensions["connectivity.api"].register_blueprint(_probe_blueprint())
+    return application.test_client()
 
 
 # --- X-Request-Id --------------------------------------------------------------------------------
@@ -322,7 +304,8 @@ def test_key_reads_survive_connections_broken_since_their_last_use(make_app, cat
     """Key reads skip the pool's ping before each use: a connection the server dropped (a
     restart, an idle timeout) is found by the read itself and the read is tried again, on as
     many connections as the pool holds."""
-    application = make_app()
+    # No key cache: every request below must read its key.
+    application = make_app(key_cache_ttl_seconds=0)
     fresh = application.test_client()
     key = issue("pull")
     assert_envelope_success(fresh.get(PING, headers=bearer(key.token)))
