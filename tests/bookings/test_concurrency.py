@@ -160,7 +160,7 @@ def test_a_deadlock_is_retried_and_never_reaches_the_client(client, db, pull, li
             f"{API}/bookings", json=booking_body(), headers=pull)))
         booking.start()
         for _ in range(500):
-            if _waiting_on_a_lock(watcher, "UPDATE room_type_days"):
+            if _waiting_on_a_lock(watcher, "WITH locked AS MATERIALIZED"):
                 break
             threading.Event().wait(0.01)
         else:
