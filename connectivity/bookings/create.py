@@ -79,10 +79,10 @@ def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprin
     if quoted:
         amounts = spread_total(amounts, total, currency)
 
-    taken = q.decrement_inventory(conn, property_id=offer.hotel["property_id"],
-                                  room_type_id=offer.offer["room_type_id"],
-                                  check_in=request["check_in"], check_out=request["check_out"],
-                                  rooms=request["rooms"])
+    taken = q.change_inventory(conn, property_id=offer.hotel["property_id"],
+                               room_type_id=offer.offer["room_type_id"],
+                               check_in=request["check_in"], check_out=request["check_out"],
+                               change=-request["rooms"])
     if len(taken) != len(offer.stay_dates):
         raise sold_out(request["rooms"])
 

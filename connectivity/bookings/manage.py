@@ -72,7 +72,7 @@ def _cancel(conn, caller: Caller, reference: str, request: dict, now: dt.datetim
     if cancelled is None:
         # Another cancel changed the status first (and released the rooms): its result stands.
         return _result(_find(conn, caller, reference), replay=True)
-    q.release_inventory(conn, property_id=booking["property_id"],
-                        room_type_id=booking["room_type_id"], check_in=booking["check_in"],
-                        check_out=booking["check_out"], rooms=booking["rooms"])
+    q.change_inventory(conn, property_id=booking["property_id"],
+                       room_type_id=booking["room_type_id"], check_in=booking["check_in"],
+                       check_out=booking["check_out"], change=booking["rooms"])
     return _result({**cancelled, "timezone": booking["timezone"]}, replay=False)

@@ -74,13 +74,9 @@ def test_takes_racing_bookings_never_go_below_zero(services, db, lisbon):
                     rooms, check_in = rng.randint(1, 2), rng.choice(nights[:2])
                     stay = {"property_id": ids["property_id"],
                             "room_type_id": ids["room_type_id"], "check_in": check_in,
-                            "check_out": check_in + dt.timedelta(days=2), "rooms": rooms}
-                    if rng.random() < 0.5:
-                        dates = queries().bookings.release_inventory(conn, **stay)
-                        sign = -1
-                    else:
-                        dates = queries().bookings.decrement_inventory(conn, **stay)
-                        sign = 1
+                            "check_out": check_in + dt.timedelta(days=2)}
+                    sign = 1 if rng.random() < 0.5 else -1  # taken, or given back
+                    dates = queries().bookings.change_inventory(conn, **stay, change=-sign * rooms)
                     conn.commit()
                     with lock:
                         for row in dates:

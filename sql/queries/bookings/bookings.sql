@@ -15,16 +15,17 @@ SELECT b.*, pr.timezone
  WHERE b.partner_id = :partner_id AND b.environment = :environment
    AND b.partner_reference = :partner_reference;
 
--- name: decrement_inventory(property_id, room_type_id, check_in, check_out, rooms)
--- Every night of the stay in one statement, each only if it still has the rooms: the caller
--- compares the dates returned with the nights and rolls back unless all of them came back.
+-- name: change_inventory(property_id, room_type_id, check_in, check_out, change)
+-- Every night of the stay in one statement: `change` rooms added to each (negative: a booking
+-- takes them, positive: a cancellation gives them back), each night only where it leaves
+-- `available` at zero or more. A booking compares the dates returned with its nights and rolls
+-- back unless all of them came back. A night with no inventory row, or a NULL one, is not
+-- returned: nothing was ever loaded, so it is sold out, and nothing is given back to it.
 -- The nights are locked first, in date order (the (date, room type) order every writer of
 -- room_type_days uses), so two overlapping stays queue behind each other instead of
 -- deadlocking. The order must not come from the plan: once the table is analysed while small,
 -- a sequential scan visits rows in heap order, which an update reshuffles. Only rows the CTE
--- holds are updated, and `available >= :rooms` is judged again on the row as locked. A night
--- with no inventory row, or a NULL one, is not returned: nothing was ever loaded, so it is
--- sold out.
+-- holds are updated, and the condition is judged again on the row as locked.
 WITH locked AS MATERIALIZED (
     SELECT date FROM room_type_days
      WHERE property_id = :property_id AND room_type_id = :room_type_id
@@ -33,27 +34,10 @@ WITH locked AS MATERIALIZED (
        FOR UPDATE
 )
 UPDATE room_type_days d
-   SET available = d.available - :rooms
+   SET available = d.available + :change
   FROM locked l
  WHERE d.property_id = :property_id AND d.room_type_id = :room_type_id AND d.date = l.date
-   AND d.available >= :rooms
-RETURNING d.date;
-
--- name: release_inventory(property_id, room_type_id, check_in, check_out, rooms)
--- Gives back what a booking took; called only by the transaction whose conditional status
--- change cancelled it, so it runs once per booking. Locked in date order as decrement_inventory.
-WITH locked AS MATERIALIZED (
-    SELECT date FROM room_type_days
-     WHERE property_id = :property_id AND room_type_id = :room_type_id
-       AND date >= :check_in AND date < :check_out
-     ORDER BY date
-       FOR UPDATE
-)
-UPDATE room_type_days d
-   SET available = d.available + :rooms
-  FROM locked l
- WHERE d.property_id = :property_id AND d.room_type_id = :room_type_id AND d.date = l.date
-   AND d.available IS NOT NULL
+   AND d.available + :change >= 0
 RETURNING d.date;
 
 -- name: insert_booking(id, partner_id, environment, partner_reference, confirmation_number, request_hash, mapping_id, property_id, room_type_id, rate_plan_id, hotel_code, room_type_code, rate_plan_code, check_in, check_out, rooms, total_amount, currency, nights, cancellation_policy, policy_currency, policy_fx_rate, nationality, guests, contact, special_requests, arrival_time)^
