@@ -49,9 +49,10 @@ def test_takes_racing_bookings_never_go_below_zero(services, db, lisbon):
     ids = _ids(db)
     reservation_ids = _reservations(db, ids["partner_id"], THREADS * ROUNDS)
     nights = [day(i) for i in range(3)]
-    # Statistics of a small table, as a long test run leaves them after autovacuum: the planner
+    # Statistics of a small table, as autovacuum leaves them during a long test run: the planner
     # then scans room_type_days sequentially, so lock order must come from the statements, not
-    # from the index a plan happens to use (CI once saw 24 deadlocks here without it).
+    # from the index a plan happens to use (a CI run saw 24 deadlocks here when the bookings'
+    # statements still relied on the plan).
     db.run(lambda c: c.execute("ANALYZE room_type_days"))
     booked = defaultdict(int)  # net rooms the booking statements took per night
     errors, lock = Counter(), threading.Lock()
