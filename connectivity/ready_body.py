@@ -1,4 +1,4 @@
-"""Large success bodies written without a marshmallow dump.
+"""Success bodies written without a marshmallow dump (search, rates, ping).
 
 The result schemas of search and rates stay what describes those answers (OpenAPI) and what
 their tests hold them to, but dumping a 14-night rates answer through them (3,000-odd fields,
@@ -32,7 +32,7 @@ def _json_value(value: Any) -> Any:
 
 def ready_response(payload: dict) -> Response:
     """The success envelope around `payload`; flask-smorest passes a Response through as is.
-    Written compact and with sorted keys, as Flask's own JSON responses are."""
-    body = json.dumps(success_body(payload), default=_json_value, sort_keys=True,
-                      separators=(",", ":"))
+    Written compact and in the payload's key order, as the app's other JSON answers are
+    (`app.json.sort_keys` is off)."""
+    body = json.dumps(success_body(payload), default=_json_value, separators=(",", ":"))
     return Response(body + "\n", mimetype="application/json")

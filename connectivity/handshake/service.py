@@ -13,13 +13,6 @@ def ping(caller: Caller) -> dict:
             "server_time": datetime.now(timezone.utc).replace(microsecond=0)}
 
 
-def ping_body(caller: Caller) -> dict:
-    """`ping` as PingSchema dumps it (server_time in ISO 8601 with its UTC offset)."""
-    body = ping(caller)
-    body["server_time"] = body["server_time"].isoformat()
-    return body
-
-
 def whoami(caller: Caller) -> dict:
     return {
         "partner": {"code": caller.partner_code, "name": caller.partner_name},
