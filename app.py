@@ -34,6 +34,18 @@ API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, ar
 PUBLIC_ENDPOINT_PREFIXES = ("api-docs.", "docs_assets")
 
 
+def redis_pool(settings: Settings) -> redis.ConnectionPool:
+    """A web process's Redis connections: at most `redis_pool_size`, a full pool waiting (up to
+    the socket timeout) for one instead of failing; no bound when the size is None. (Not a
+    BlockingConnectionPool of a huge size: it fills a queue with one slot per connection
+    allowed, at creation.)"""
+    options = {"socket_timeout": 2, "socket_connect_timeout": 2}
+    if settings.redis_pool_size is None:
+        return redis.ConnectionPool.from_url(settings.redis_url, **options)
+    return redis.BlockingConnectionPool.from_url(
+        settings.redis_url, max_connections=settings.redis_pool_size, timeout=2, **options)
+
+
 def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     configure_logging(settings.log_level)
@@ -46,9 +58,11 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.url_map.merge_slashes = False
     app.json.sort_keys = False
     db = Database(settings.database_url, max_size=settings.db_pool_size,
-                  timeout=settings.db_pool_timeout_seconds)
-    redis_client = redis.Redis.from_url(settings.redis_url, socket_timeout=2,
-                                        socket_connect_timeout=2)
+                  timeout=settings.db_pool_timeout_seconds,
+                  statement_timeout_seconds=settings.db_statement_timeout_seconds,
+                  idle_in_transaction_timeout_seconds=(
+                      settings.db_idle_in_transaction_timeout_seconds))
+    redis_client = redis.Redis(connection_pool=redis_pool(settings))
     guards = build_guards(settings, redis_client)
     # Operator changes of what a key's row holds are announced after they commit, so every web
     # process's key cache drops its copies on the next request (auth/keycache.py).

@@ -4,11 +4,13 @@ environment the way PaaS platforms expect (PORT, WEB_CONCURRENCY, WEB_THREADS)."
 import multiprocessing
 import os
 
+from connectivity.settings import web_threads
+
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2))
 # Requests mostly wait on PostgreSQL and Redis; threads let one process overlap those waits.
 worker_class = "gthread"
-threads = int(os.environ.get("WEB_THREADS", 4))
+threads = web_threads(os.environ)
 # No preload: each worker builds its own app, so the database pool is only ever opened after the
 # fork (a pool inherited from the master shares sockets between processes).
 preload_app = False

@@ -16,7 +16,7 @@ from connectivity.queries import queries
 
 from .dataset import ALL_PARTNER
 from .load import Request
-from .scenarios import API, Context, direct_scenario, http_scenario
+from .scenarios import API, DISCOVERY_CONCURRENCY, Context, direct_scenario, http_scenario
 
 SEARCH_HOTELS, SEARCH_NIGHTS, RATES_NIGHTS = 200, 7, 14
 
@@ -31,7 +31,7 @@ def search_request(ctx: Context, codes: list[str], i: int) -> dict:
 
 
 @http_scenario("search", f"POST /availability/search, {SEARCH_HOTELS} hotels x "
-               f"{SEARCH_NIGHTS} nights", requests=600, concurrency=4)
+               f"{SEARCH_NIGHTS} nights", requests=600, concurrency=DISCOVERY_CONCURRENCY)
 def search(ctx: Context):
     auth, codes = ctx.bearer(), ctx.hotel_codes()
 
@@ -42,7 +42,7 @@ def search(ctx: Context):
 
 
 @direct_scenario("search-floor", "the search statement alone, through psycopg: the database "
-                 "floor", requests=600, concurrency=4)
+                 "floor", requests=600, concurrency=DISCOVERY_CONCURRENCY)
 def search_floor(ctx: Context):
     codes = ctx.hotel_codes()
     with psycopg.connect(ctx.database_url) as conn:
@@ -66,7 +66,7 @@ def search_floor(ctx: Context):
 
 
 @http_scenario("rates", f"POST /availability/rates, one property x {RATES_NIGHTS} nights",
-               requests=2000, concurrency=4)
+               requests=2000, concurrency=DISCOVERY_CONCURRENCY)
 def rates(ctx: Context):
     auth, codes = ctx.bearer(), ctx.hotel_codes()
 

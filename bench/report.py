@@ -115,7 +115,7 @@ def markdown(results: dict, label: str) -> str:
         lines += ["", "| target | value | met |", "|---|---:|---|"]
         for t in results["targets"]:
             lines.append(f"| {t['target']} | {t['value']:.2f} {t['unit']} | "
-                         f"{'yes' if t['met'] else '**no**'} |")
+                         f"{'not judged: ' + t['not_judged'] if t.get('not_judged') else 'yes' if t['met'] else '**no**'} |")
     lines += ["", f"![bench {label}](benchmarks-{label}.png)"]
     return "\n".join(lines)
 

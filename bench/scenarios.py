@@ -132,11 +132,24 @@ class Target:
     value: Callable[[dict], float]        # from {scenario name: figures}
     met: Callable[[float], bool]
     unit: str = ""
+    # The connections a latency target holds at: measured under other conditions, a figure is
+    # reported but not judged (a p50 at 4 connections is not the p50 the target speaks of).
+    concurrency: int | None = None
+
+    def conditions_differ(self, by_name: dict) -> str | None:
+        """Why this run cannot judge the target, or None."""
+        if self.concurrency is None:
+            return None
+        other = {by_name[s]["concurrency"] for s in self.scenarios} - {self.concurrency}
+        return (f"measured at concurrency {', '.join(map(str, sorted(other)))}; the target is "
+                f"for {self.concurrency}") if other else None
 
 
-def at_most(name: str, metric: str, limit: float, unit: str) -> Target:
-    return Target(f"{name} {metric} <= {limit:g} {unit}", (name,),
-                  lambda r: r[name][metric], lambda v: v <= limit, unit)
+def at_most(name: str, metric: str, limit: float, unit: str,
+            concurrency: int | None = None) -> Target:
+    where = f" at concurrency {concurrency}" if concurrency else ""
+    return Target(f"{name} {metric} <= {limit:g} {unit}{where}", (name,),
+                  lambda r: r[name][metric], lambda v: v <= limit, unit, concurrency)
 
 
 def ratio(name: str, metric: str, base: str, bound: float, *, at_least: bool) -> Target:
@@ -146,12 +159,16 @@ def ratio(name: str, metric: str, base: str, bound: float, *, at_least: bool) ->
                   (lambda v: v >= bound) if at_least else (lambda v: v <= bound), "x")
 
 
+# Search and rates latencies are targets at 2 connections, the load a 2-core machine serves
+# without queueing (discovery.py's default; docs/benchmarks.md measured them so).
+DISCOVERY_CONCURRENCY = 2
+
 # The issue's targets on a 2-core machine.
 TARGETS = (
     ratio("ping", "rps", "bare", 0.60, at_least=True),
-    at_most("search", "p50_ms", 50, "ms"),
+    at_most("search", "p50_ms", 50, "ms", concurrency=DISCOVERY_CONCURRENCY),
     ratio("search", "p50_ms", "search-floor", 2.0, at_least=False),
-    at_most("rates", "p50_ms", 25, "ms"),
+    at_most("rates", "p50_ms", 25, "ms", concurrency=DISCOVERY_CONCURRENCY),
     at_most("ari-accept", "p50_ms", 300, "ms"),
     at_most("ari-apply", "max_ms", 2000, "ms"),
     Target("ari-apply apply_p50_ms <= 3x ari-floor p50_ms", ("ari-apply", "ari-floor"),

@@ -14,6 +14,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
+from .schema_fields import register_code_lists
 from . import API_PREFIX
 from .envelope import ErrorEnvelopeSchema, error_response
 from .errors import ApiError, flatten_messages
@@ -64,12 +65,13 @@ scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`)
 
 class PreParsedJsonParser(FlaskParser):
     """Reads the body wire.parse_json_body already parsed (once, rejecting NaN and Infinity),
-    instead of webargs parsing it a second time under looser rules."""
+    instead of webargs parsing it a second time under looser rules. `load_json` is webargs'
+    public location loader (the documented way to change where a location's data comes from)."""
 
-    def _raw_load_json(self, req):
+    def load_json(self, req, schema):
         if "json_body" in g:
             return g.json_body
-        return super()._raw_load_json(req)
+        return super().load_json(req, schema)
 
 
 class ApiBlueprint(Blueprint):
@@ -133,6 +135,7 @@ def init_api(app: Flask) -> ConnectivityApi:
     api.spec.components.security_scheme("signed", {
         "type": "apiKey", "in": "header", "name": "X-Api-Key-Id",
         "description": "with X-Timestamp, X-Nonce and X-Signature (see the description)"})
+    register_code_lists(api.spec)
     _register_error_handlers(app)
     return api
 

@@ -66,9 +66,31 @@ def announces(event: str) -> Callable[[F], F]:
     return mark
 
 
+def session_options(statement_timeout_seconds: float | None,
+                    idle_in_transaction_timeout_seconds: float | None) -> str:
+    """The server settings every connection of a pool starts with, as a startup `options`
+    string: no round trip per connection or per transaction.
+
+    No JIT: our statements are short and planned with cost estimates that can cross
+    jit_above_cost; compiling the search statement took 1.6 s for 30 ms of work. The timeouts
+    bound what one request or job can hold: a statement stuck behind a lock, or a transaction
+    left open by a stalled process, is cut off by PostgreSQL instead of holding its locks and
+    its connection (the caller gets an OperationalError: a 503 on the web, a retry in the
+    worker). None leaves the server's own setting."""
+    options = ["-c jit=off"]
+    for name, seconds in (("statement_timeout", statement_timeout_seconds),
+                          ("idle_in_transaction_session_timeout",
+                           idle_in_transaction_timeout_seconds)):
+        if seconds is not None:
+            options.append(f"-c {name}={int(seconds * 1000)}")
+    return " ".join(options)
+
+
 class Database:
     def __init__(self, url: str, *, max_size: int = 8, timeout: float = 5.0, retries: int = 5,
-                 application_name: str = "pcs-web"):
+                 application_name: str = "pcs-web",
+                 statement_timeout_seconds: float | None = None,
+                 idle_in_transaction_timeout_seconds: float | None = None):
         self._retries = retries
         self._listeners: dict[str, list[Callable[[], None]]] = {}
         self._pool = LazyPool(
@@ -77,9 +99,9 @@ class Database:
             reconnect_timeout=RECONNECT_TIMEOUT_SECONDS,
             max_size=max_size,
             timeout=timeout,
-            # No JIT: our statements are short and planned with cost estimates that can cross
-            # jit_above_cost; compiling the search statement took 1.6 s for 30 ms of work.
-            kwargs={"row_factory": dict_row, "autocommit": False, "options": "-c jit=off",
+            kwargs={"row_factory": dict_row, "autocommit": False,
+                    "options": session_options(statement_timeout_seconds,
+                                               idle_in_transaction_timeout_seconds),
                     "application_name": application_name},
             # A connection broken by a database restart is found and replaced before it is used.
             check=ConnectionPool.check_connection,

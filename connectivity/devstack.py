@@ -118,12 +118,17 @@ def run() -> int:
             env["REDIS_URL"] = rd.url
         env.setdefault("SECRET_KEY", secret_key(LOCAL / "secret_key"))
         env.setdefault("PORT", "8000")
+        # A local demo listens on loopback only. gunicorn's own GUNICORN_CMD_ARGS outranks
+        # gunicorn.conf.py, whose bind on all interfaces stays what a PaaS's web process needs.
+        env["GUNICORN_CMD_ARGS"] = (f"--bind 127.0.0.1:{env['PORT']} "
+                                    f"{env.get('GUNICORN_CMD_ARGS', '')}").strip()
         # The Procfile names gunicorn and python: this virtualenv's.
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
         os.environ.update(env)
         _write_env_file(env)
         _prepare_demo()
-        print("\nServing on http://127.0.0.1:8000  (docs: /api/connectivity/v1/docs) - Ctrl-C stops",
+        print(f"\nServing on http://127.0.0.1:{env['PORT']}  (docs: /api/connectivity/v1/docs)"
+              " - Ctrl-C stops",
               flush=True)
         honcho = [sys.executable, "-m", "honcho", "-f", str(ROOT / "Procfile"), "-d", str(ROOT),
                   "start", "-p", env["PORT"], "web", "worker"]

@@ -91,6 +91,8 @@ class RateLimited(ApiError):
 
 
 class NotImplementedYet(ApiError):
+    """501 (contract catalogue). Every specified operation is built, so nothing raises it
+    today; kept so the catalogue stays whole (api.py maps Werkzeug's own 501 to the same code)."""
     status, code = 501, "not_implemented"
 
 

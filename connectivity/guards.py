@@ -14,7 +14,7 @@ from .auth.credentials import SigningVault
 from .auth.keycache import KeyCache, KeyGeneration
 from .auth.nonces import NonceLedger
 from .auth.ratelimit import KeyRateLimiter
-from .db import RECONNECT_TIMEOUT_SECONDS, LazyPool
+from .db import RECONNECT_TIMEOUT_SECONDS, LazyPool, session_options
 from .queries import queries
 from .settings import Settings
 
@@ -31,14 +31,15 @@ class KeyReader:
     tried once more on another connection, instead of by a ping before every read.
     """
 
-    def __init__(self, url: str, *, max_size: int, timeout: float):
+    def __init__(self, url: str, *, max_size: int, timeout: float, options: str = ""):
         # After a database restart every pooled connection is broken, each found by one read:
         # so many tries, and one more on a fresh connection.
         self._attempts = max_size + 1
         self._pool = LazyPool(url, min_size=1, max_size=max_size, timeout=timeout,
                               reconnect_timeout=RECONNECT_TIMEOUT_SECONDS,
                               name="connectivity-keys",
-                              kwargs={"row_factory": dict_row, "autocommit": True})
+                              kwargs={"row_factory": dict_row, "autocommit": True,
+                                      "options": options})
 
     @property
     def pool(self) -> ConnectionPool:
@@ -84,7 +85,9 @@ def build_guards(settings: Settings, redis_client: redis.Redis) -> Guards:
     # The guards read keys through a pool of their own (KeyReader), not the use cases', and
     # keep copies confirmed on every request (KeyCache, auth/keycache.py).
     keys = KeyReader(settings.database_url, max_size=settings.db_pool_size,
-                     timeout=settings.db_pool_timeout_seconds)
+                     timeout=settings.db_pool_timeout_seconds,
+                     options=session_options(settings.db_statement_timeout_seconds,
+                                             settings.db_idle_in_transaction_timeout_seconds))
     cache = KeyCache(keys.find_key, ttl_seconds=settings.key_cache_ttl_seconds)
     authenticator = Authenticator(
         cache, keys.count_mapped_properties, SigningVault(settings.secret_key),

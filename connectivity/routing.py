@@ -6,11 +6,18 @@ from __future__ import annotations
 from flask import Flask
 from werkzeug.routing import BaseConverter
 
+from .validators import (
+    PARTNER_CODE_CHARACTER,
+    PARTNER_CODE_PATTERN,
+    REFERENCE_CHARACTER,
+    REFERENCE_PATTERN,
+)
+
 
 class ReferenceConverter(BaseConverter):
     """A booking's or reservation's partner_reference: [A-Za-z0-9._-]{1,120}."""
-    regex = r"[A-Za-z0-9._-]{1,120}"
-    pattern = "^[A-Za-z0-9._-]{1,120}$"
+    regex = REFERENCE_CHARACTER + "{1,120}"
+    pattern = REFERENCE_PATTERN
 
 
 class BatchIdConverter(BaseConverter):
@@ -19,10 +26,10 @@ class BatchIdConverter(BaseConverter):
 
 
 class HotelCodeConverter(BaseConverter):
-    """A partner's hotel code: up to 120 characters, no slash and no control character (the
-    catalogue maps no other; and PostgreSQL text cannot hold U+0000)."""
-    regex = r"[^/\x00-\x1f\x7f]{1,120}"
-    pattern = r"^[^/\x00-\x1f\x7f]{1,120}$"
+    """A partner's hotel code, by the one partner-code rule (validators.py): the catalogue maps
+    no other."""
+    regex = PARTNER_CODE_CHARACTER + "{1,120}"
+    pattern = PARTNER_CODE_PATTERN
 
 
 CONVERTERS = {"reference": ReferenceConverter, "batch_id": BatchIdConverter,

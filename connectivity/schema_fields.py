@@ -7,7 +7,9 @@ import datetime as dt
 import re
 from decimal import Decimal
 
-from marshmallow import ValidationError, fields
+from marshmallow import ValidationError, fields, validate
+
+from . import validators
 
 _DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
 # An amount sent as a string: digits, an optional fraction; no exponent, no spaces, no commas.
@@ -63,9 +65,15 @@ class Amount(fields.Decimal):
         kwargs.setdefault("metadata", {})
         # OpenAPI 3.0 form of "below 1e12": a boolean exclusiveMaximum beside maximum (a bare
         # number there is 3.1's form, and makes the 3.0 description invalid).
+        # The decimal places are said in words: `multipleOf` on a JSON number is float
+        # arithmetic, which no two implementations agree on.
+        described = kwargs["metadata"].get("description")
+        places = f"at most {self.PLACES} decimal places"
         kwargs["metadata"] = {"type": "number", "minimum": 0, "maximum": 10 ** 12,
                               "exclusiveMaximum": True,
-                              **kwargs["metadata"]}
+                              **kwargs["metadata"],
+                              "description": f"{described}; {places}" if described
+                              else places.capitalize()}
         super().__init__(as_string=False, **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs) -> Decimal:
@@ -103,3 +111,83 @@ class Flag(fields.Boolean):
         if not isinstance(value, bool):
             raise ValidationError("must be true or false")
         return value
+
+
+# Free text a partner sends (names, phone numbers, requests, reasons). Control characters have no
+# place in it (NUL above all: PostgreSQL cannot store it in text or jsonb); tab and newline do
+# where the text may run over lines. A lone surrogate (JSON allows "\ud800") cannot be encoded
+# for PostgreSQL either; the description's regex dialect cannot name one, so wire.py refuses it
+# in any body.
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+_CONTROL_BUT_LINES_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+NO_CONTROL_PATTERN = r"^[^\x00-\x1f\x7f]*$"
+NO_CONTROL_BUT_LINES_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"
+
+
+def Text(max_length: int, *, lines: bool = False, **kwargs) -> fields.String:
+    """1 to `max_length` characters of printable text (`lines`: tabs and line breaks too)."""
+    forbidden = _CONTROL_BUT_LINES_RE if lines else _CONTROL_RE
+
+    def printable(value: str) -> None:
+        if forbidden.search(value):
+            raise ValidationError("must not contain control characters")
+    return fields.String(validate=[validate.Length(min=1, max=max_length), printable],
+                         **_described({"pattern": NO_CONTROL_BUT_LINES_PATTERN if lines
+                                       else NO_CONTROL_PATTERN}, kwargs))
+
+
+# The request fields whose rule is one of validators', each with that rule in the description
+# too (pattern or enum, from the same source), so that a client generated from the description
+# sends only what is accepted. Extra `metadata` (a description, an example) is merged in.
+def _described(rule: dict, kwargs: dict) -> dict:
+    kwargs["metadata"] = {**rule, **kwargs.get("metadata", {})}
+    return kwargs
+
+
+def PartnerCode(**kwargs) -> fields.String:
+    """A partner's own hotel, room type or rate plan code."""
+    return fields.String(validate=validators.partner_code, **_described(
+        {"pattern": validators.PARTNER_CODE_PATTERN, "minLength": 1, "maxLength": 120}, kwargs))
+
+
+def Reference(**kwargs) -> fields.String:
+    """A booking's or pushed reservation's partner_reference."""
+    return fields.String(validate=validators.reference, **_described(
+        {"pattern": validators.REFERENCE_PATTERN, "minLength": 1, "maxLength": 120}, kwargs))
+
+
+# The code lists, each one named schema of the description that the fields refer to (a client
+# generated from it gets one CountryCode and one CurrencyCode type, not one list per field).
+CODE_LISTS = {
+    "CountryCode": {"type": "string", "enum": validators.COUNTRY_CODES,
+                    "description": "ISO 3166-1 alpha-2 country code"},
+    "CurrencyCode": {"type": "string", "enum": validators.CURRENCY_CODES,
+                     "description": "ISO 4217 currency code"},
+}
+
+
+def register_code_lists(spec) -> None:
+    for name, schema in CODE_LISTS.items():
+        spec.components.schema(name, schema)
+
+
+def _code_list(name: str) -> dict:
+    return {"allOf": [{"$ref": f"#/components/schemas/{name}"}],
+            "description": CODE_LISTS[name]["description"]}
+
+
+def CountryCode(**kwargs) -> fields.String:
+    return fields.String(validate=validators.country_code,
+                         **_described(_code_list("CountryCode"), kwargs))
+
+
+def CurrencyCode(**kwargs) -> fields.String:
+    return fields.String(validate=validators.currency_code,
+                         **_described(_code_list("CurrencyCode"), kwargs))
+
+
+def EmailAddress(**kwargs) -> fields.String:
+    return fields.String(validate=validators.email_address, **_described(
+        {"format": "email", "maxLength": 255,
+         "description": "valid by a standard e-mail validator, which also bounds the parts "
+                        "(at most 64 characters before the @, 254 in all)"}, kwargs))

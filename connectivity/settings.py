@@ -11,6 +11,14 @@ class SettingsError(RuntimeError):
     pass
 
 
+# gunicorn's threads per web process (gunicorn.conf.py) unless WEB_THREADS says otherwise.
+DEFAULT_WEB_THREADS = 4
+
+
+def web_threads(env: Mapping[str, str]) -> int:
+    return int(env.get("WEB_THREADS") or DEFAULT_WEB_THREADS)
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str
@@ -20,6 +28,15 @@ class Settings:
     max_body_bytes: int = 8 * 1024 * 1024
     db_pool_size: int = 8
     db_pool_timeout_seconds: float = 5.0
+    # Connections to Redis a web process may hold at once (a request needs one at a time);
+    # None: as many as asked for.
+    redis_pool_size: int | None = None
+    # What PostgreSQL lets one statement run, and one transaction sit idle, before it cuts them
+    # off (db.session_options). A web request's statements take milliseconds; a worker's batch
+    # apply of 5,000 items a few hundred, so it gets more room before a stuck lock ends it.
+    db_statement_timeout_seconds: float = 15.0
+    worker_statement_timeout_seconds: float = 120.0
+    db_idle_in_transaction_timeout_seconds: float = 30.0
     # Every Redis key the service writes starts with this, so that a shared Redis (or a test run)
     # keeps its keys apart.
     redis_prefix: str = "pcs:"
@@ -54,7 +71,15 @@ class Settings:
                 secret_key=env["SECRET_KEY"],
                 quote_ttl_seconds=int(env.get("QUOTE_TTL_SECONDS", 900)),
                 max_body_bytes=int(env.get("MAX_BODY_BYTES", 8 * 1024 * 1024)),
-                db_pool_size=int(env.get("DB_POOL_SIZE", 8)),
+                # A web process runs WEB_THREADS requests at once and each holds one database
+                # and one Redis connection at a time: more would only sit idle.
+                db_pool_size=int(env.get("DB_POOL_SIZE") or web_threads(env)),
+                redis_pool_size=int(env.get("REDIS_POOL_SIZE") or web_threads(env)),
+                db_statement_timeout_seconds=float(env.get("DB_STATEMENT_TIMEOUT_SECONDS", 15)),
+                worker_statement_timeout_seconds=float(
+                    env.get("WORKER_STATEMENT_TIMEOUT_SECONDS", 120)),
+                db_idle_in_transaction_timeout_seconds=float(
+                    env.get("DB_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS", 30)),
                 db_pool_timeout_seconds=float(env.get("DB_POOL_TIMEOUT_SECONDS", 5)),
                 redis_prefix=env.get("REDIS_PREFIX", "pcs:"),
                 log_level=env.get("LOG_LEVEL", "INFO").upper(),
@@ -64,6 +89,11 @@ class Settings:
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
+        if min(settings.db_pool_size, settings.redis_pool_size or 1) < 1:
+            raise SettingsError("DB_POOL_SIZE and REDIS_POOL_SIZE must be at least 1")
+        if min(settings.db_statement_timeout_seconds, settings.worker_statement_timeout_seconds,
+               settings.db_idle_in_transaction_timeout_seconds) <= 0:
+            raise SettingsError("the DB_*_TIMEOUT_SECONDS settings must be more than 0")
         if settings.key_cache_ttl_seconds < 0:
             raise SettingsError("KEY_CACHE_TTL_SECONDS must be 0 (no key cache) or more")
         if settings.quote_ttl_seconds < 1:

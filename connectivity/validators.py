@@ -10,7 +10,22 @@ from email_validator import EmailNotValidError, validate_email
 from marshmallow import ValidationError
 
 CODE_RE = re.compile(r"^[A-Za-z0-9._-]{1,64}\Z")
-PARTNER_CODE_RE = re.compile(r"^[^/\x00-\x1f\x7f-\x9f]{1,120}\Z")
+
+# The one rule for a partner's own code (hotel, room type, rate plan), the database's CHECK
+# `^[^/[:cntrl:]]{1,120}$`: 1-120 characters, no '/' (a code is a path segment) and no control
+# character (C0, DEL and C1, which [:cntrl:] holds under the UTF-8 locales). Each rule here comes
+# in Python's dialect (`*_RE`) and in the description's, ECMA 262 (`*_PATTERN`), from one source.
+PARTNER_CODE_CHARACTER = r"[^/\x00-\x1f\x7f-\x9f]"
+PARTNER_CODE_RE = re.compile(rf"^{PARTNER_CODE_CHARACTER}{{1,120}}\Z")
+PARTNER_CODE_PATTERN = rf"^{PARTNER_CODE_CHARACTER}{{1,120}}$"
+# A partner_reference of a booking or pushed reservation (contract 10): readable through its path.
+REFERENCE_CHARACTER = r"[A-Za-z0-9._-]"
+REFERENCE_RE = re.compile(rf"^{REFERENCE_CHARACTER}{{1,120}}\Z")
+REFERENCE_PATTERN = rf"^{REFERENCE_CHARACTER}{{1,120}}$"
+# The codes the validators below accept, for the description's `enum`: a pattern such as
+# ^[A-Z]{2}$ would let a generated client send "ZZ", which is refused.
+COUNTRY_CODES = sorted(country.alpha_2 for country in pycountry.countries)
+CURRENCY_CODES = sorted(currency.alpha_3 for currency in pycountry.currencies)
 
 
 def country_code(value: str) -> None:
@@ -41,6 +56,11 @@ def partner_code(value: str) -> None:
     """A partner's own code for a hotel, room type or rate plan: any printable text but '/'."""
     if not PARTNER_CODE_RE.match(value):
         raise ValidationError("must be 1-120 characters, without '/' or control characters")
+
+
+def reference(value: str) -> None:
+    if not REFERENCE_RE.match(value):
+        raise ValidationError("must be 1-120 characters of letters, digits, '.', '_' or '-'")
 
 
 def email_address(value: str) -> None:

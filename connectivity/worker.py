@@ -20,6 +20,7 @@ from psycopg_pool import PoolTimeout
 from redis.exceptions import RedisError
 from rq.worker import HerokuWorker
 
+from .adapters.rq_pubsub import stop_listening
 from .ari import jobs
 from .ari.queue import BatchQueue, queue_name, requeue_stranded_batches
 from .db import Database
@@ -90,8 +91,7 @@ def serve(make_worker, connection: redis.Redis, burst: bool) -> None:
                 log.warning("worker_lost_redis", error=type(exc).__name__)
                 # RQ's teardown stopped before its pub/sub listener: stop it, or it would go
                 # on listening for the dropped worker.
-                if worker.pubsub_thread is not None:
-                    worker.pubsub_thread.stop()
+                stop_listening(worker)
             if burst or worker.stop_requested:
                 return
         log.warning("worker_waiting_for_redis")
@@ -124,12 +124,8 @@ def main(argv: list[str] | None = None) -> None:
     configure_logging(settings.log_level)
     # Two databases, because each job runs in a fork of this process: the jobs' pool is never
     # opened here, so every fork opens its own; recovery, which runs here, has the other.
-    jobs.use_database(Database(settings.database_url, max_size=1,
-                               timeout=settings.db_pool_timeout_seconds,
-                               application_name="pcs-worker"))
-    recovery = Database(settings.database_url, max_size=1,
-                        timeout=settings.db_pool_timeout_seconds,
-                        application_name="pcs-worker-recovery")
+    jobs.use_database(jobs.worker_database(settings, application_name="pcs-worker"))
+    recovery = jobs.worker_database(settings, application_name="pcs-worker-recovery")
     connection = redis.Redis.from_url(settings.redis_url)
 
     def make_worker() -> BatchWorker:

@@ -21,12 +21,19 @@ def use_database(db: Database) -> None:
     _database = db
 
 
+def worker_database(settings: Settings, *, application_name: str) -> Database:
+    """A worker process's pool of one connection, with the worker's timeouts."""
+    return Database(settings.database_url, max_size=1, timeout=settings.db_pool_timeout_seconds,
+                    application_name=application_name,
+                    statement_timeout_seconds=settings.worker_statement_timeout_seconds,
+                    idle_in_transaction_timeout_seconds=(
+                        settings.db_idle_in_transaction_timeout_seconds))
+
+
 def database() -> Database:
     global _database
     if _database is None:
-        settings = Settings.from_env()
-        _database = Database(settings.database_url, max_size=2,
-                             timeout=settings.db_pool_timeout_seconds)
+        _database = worker_database(Settings.from_env(), application_name="pcs-worker")
     return _database
 
 

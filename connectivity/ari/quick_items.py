@@ -12,23 +12,17 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
-from functools import cache
-
-import pycountry
 
 from ..schema_fields import AMOUNT_TEXT, amount_problem
+from ..validators import CURRENCY_CODES, PARTNER_CODE_RE
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _INTEGERS = {"availability": (0, 9999), "min_stay": (1, 365), "max_stay": (1, 365)}
 _AMOUNTS = ("rate", "single_rate", "extra_adult_rate", "extra_child_rate")
 _FLAGS = ("closed", "closed_to_arrival", "closed_to_departure")
 _CODES = ("room_type_code", "rate_plan_code")
+_CURRENCIES = frozenset(CURRENCY_CODES)
 FIELDS = frozenset({"date", "currency", *_INTEGERS, *_AMOUNTS, *_FLAGS, *_CODES})
-
-
-@cache
-def _currencies() -> frozenset[str]:
-    return frozenset(c.alpha_3 for c in pycountry.currencies)
 
 
 def quick_ari_items(items) -> list[dict] | None:
@@ -52,7 +46,7 @@ def _item(item) -> dict | None:
     out = {}
     for name, value in item.items():
         if name in _CODES:
-            if type(value) is not str or not 1 <= len(value) <= 120:
+            if type(value) is not str or not PARTNER_CODE_RE.match(value):
                 return None
         elif name == "date":
             if type(value) is not str or not _DAY.match(value):
@@ -79,7 +73,7 @@ def _item(item) -> dict | None:
             if type(value) is not bool:
                 return None
         elif name == "currency":
-            if type(value) is not str or value not in _currencies():
+            if type(value) is not str or value not in _CURRENCIES:
                 return None
         out[name] = value
     return out

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from .. import validators
-from ..schema_fields import Amount, Day, Flag
+from ..schema_fields import Amount, CurrencyCode, Day, Flag, PartnerCode
+from ..validators import PARTNER_CODE_RE
 from .quick_items import quick_ari_items
 
 MAX_ARI_ITEMS = 5000
 MAX_RESTRICTION_ITEMS = 1000
-CODE = validate.Length(min=1, max=120)
 STAY_NIGHTS = validate.Range(1, 365)
 BATCH_STATUSES = ("queued", "processing", "applied", "partially_applied", "rejected", "failed")
 # The codes of a rejected row (contract section 8), with what each means.
@@ -46,14 +45,14 @@ class RestrictionFields(Schema):
 
 
 class AriItemSchema(RestrictionFields):
-    room_type_code = fields.String(required=True, validate=CODE)
-    rate_plan_code = fields.String(validate=CODE, metadata={
+    room_type_code = PartnerCode(required=True)
+    rate_plan_code = PartnerCode(metadata={
         "description": "absent for an update of inventory (or room-type restrictions) only"})
     date = Day(required=True)
     availability = fields.Integer(strict=True, validate=validate.Range(0, 9999), metadata={
         "description": "rooms left to sell for the room type on this date"})
     rate = Amount(metadata={"description": "per night, per room, in the rate plan's currency"})
-    currency = fields.String(validate=validators.currency_code, metadata={
+    currency = CurrencyCode(metadata={
         "description": "ISO 4217; when sent it must be the rate plan's (else a rejected row)"})
     single_rate = Amount(metadata={"description": "the night's price for one adult"})
     extra_adult_rate = Amount(metadata={"description": "per adult above the plan's base"})
@@ -61,8 +60,8 @@ class AriItemSchema(RestrictionFields):
 
 
 class RestrictionItemSchema(RestrictionFields):
-    room_type_code = fields.String(required=True, validate=CODE)
-    rate_plan_code = fields.String(validate=CODE, metadata={
+    room_type_code = PartnerCode(required=True)
+    rate_plan_code = PartnerCode(metadata={
         "description": "absent: the restriction is the room type's, for all its rate plans"})
     from_date = Day(required=True)
     to_date = Day(required=True, metadata={"description": "on or after from_date; inclusive"})
@@ -81,7 +80,7 @@ class RestrictionItemSchema(RestrictionFields):
 
 
 class AriRequestSchema(Schema):
-    hotel_code = fields.String(required=True, validate=CODE)
+    hotel_code = PartnerCode(required=True)
     items = fields.List(fields.Nested(AriItemSchema), required=True,
                         validate=validate.Length(min=1, max=MAX_ARI_ITEMS), metadata={
                             "description": f"1-{MAX_ARI_ITEMS} per-date upserts (a hard cap: "
@@ -93,7 +92,7 @@ class AriRequestSchema(Schema):
         if not many and not partial and isinstance(data, dict) and data.keys() == {
                 "hotel_code", "items"}:
             hotel_code = data["hotel_code"]
-            if type(hotel_code) is str and 1 <= len(hotel_code) <= 120:
+            if type(hotel_code) is str and PARTNER_CODE_RE.match(hotel_code):
                 items = quick_ari_items(data["items"])
                 if items is not None:
                     return {"hotel_code": hotel_code, "items": items}
@@ -101,7 +100,7 @@ class AriRequestSchema(Schema):
 
 
 class RestrictionsRequestSchema(Schema):
-    hotel_code = fields.String(required=True, validate=CODE)
+    hotel_code = PartnerCode(required=True)
     items = fields.List(fields.Nested(RestrictionItemSchema), required=True,
                         validate=validate.Length(min=1, max=MAX_RESTRICTION_ITEMS), metadata={
                             "description": f"1-{MAX_RESTRICTION_ITEMS} date-range upserts"})

@@ -50,7 +50,6 @@ class Presented:
     signature: str | None = None
 
 
-SIGNED_HEADERS = ("X-Api-Key-Id", "X-Timestamp", "X-Nonce", "X-Signature")
 _SIGNED_WWW = 'HMAC-SHA256 realm="partner-connectivity", headers="X-Api-Key-Id X-Timestamp X-Nonce X-Signature"'
 
 

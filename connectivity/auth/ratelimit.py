@@ -17,6 +17,8 @@ from limits.storage import MemoryStorage, RedisStorage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 from redis.exceptions import NoScriptError, RedisError
 
+from ..adapters.limits_moving_window import MovingWindowScripts, window_start_and_entries
+
 log = structlog.get_logger(__name__)
 
 WINDOW_SECONDS = 60
@@ -54,8 +56,9 @@ def decide(allowed: bool, limit: int, remaining: int, reset_time: float,
 
 class KeyRateLimiter:
     def __init__(self, redis_url: str, prefix: str):
-        self._storage: RedisStorage = storage_from_string(
+        storage: RedisStorage = storage_from_string(
             redis_url, key_prefix=f"{prefix}limits", socket_timeout=1, socket_connect_timeout=1)
+        self._scripts = MovingWindowScripts(storage)
         self._local = MovingWindowRateLimiter(MemoryStorage())
 
     def hit(self, key_id: str, limit: int, *, read: str | None = None
@@ -78,42 +81,24 @@ class KeyRateLimiter:
         own two Lua scripts, with the arguments its RedisStorage passes), but sent together in
         one pipeline: one round trip per request instead of two. The scripts run in order on one
         connection, so the count is the window just after this hit (another process's hit may
-        land in between, as it could between the two calls)."""
-        storage = self._storage
-        key = storage.prefixed_key(item.key_for(key_id))
+        land in between, as it could between the two calls). The library internals this needs
+        are in adapters/limits_moving_window.py."""
+        scripts = self._scripts
+        key = scripts.key(item, key_id)
         expiry = item.get_expiry()
         now = time.time()
-        value, acquired, window = self._acquire_and_count(key, now, limit, expiry, read)
+        value, acquired, window = scripts.acquire_and_count(key, now, limit, expiry, read)
         # Redis loses its script cache on a restart or SCRIPT FLUSH. Whatever ran still counts:
         # a hit that did not run is sent again, a count that did not run is asked again, so a
         # request is never counted twice.
         if isinstance(acquired, NoScriptError):
-            self._load_scripts()
-            value, acquired, window = self._acquire_and_count(key, now, limit, expiry, read)
+            scripts.load()
+            value, acquired, window = scripts.acquire_and_count(key, now, limit, expiry, read)
         if isinstance(window, NoScriptError):
-            self._load_scripts()
-            window = storage.lua_moving_window([key], [now - expiry, limit])
+            scripts.load()
+            window = scripts.count(key, now, limit, expiry)
         for result in (value, acquired, window):
             if isinstance(result, Exception):
                 raise result
-        # As RedisStorage.get_moving_window: (oldest entry, entries), or (now, 0) when empty.
-        start, entries = (float(window[0]), int(window[1])) if window else (now, 0)
+        start, entries = window_start_and_entries(window, now)
         return decide(bool(acquired), limit, limit - entries, start + expiry), value
-
-    def _acquire_and_count(self, key: str, now: float, limit: int, expiry: int,
-                           read: str | None) -> list:
-        """GET `read` (when asked) and the two scripts in one pipeline; errors come back in
-        place of results."""
-        storage = self._storage
-        pipe = storage.get_connection().pipeline(transaction=False)
-        if read is not None:
-            pipe.get(read)
-        pipe.evalsha(storage.lua_acquire_moving_window.sha, 1, key, now, limit, expiry, 1)
-        pipe.evalsha(storage.lua_moving_window.sha, 1, key, now - expiry, limit)
-        results = pipe.execute(raise_on_error=False)
-        return results if read is not None else [None, *results]
-
-    def _load_scripts(self) -> None:
-        connection = self._storage.get_connection()
-        for script in (self._storage.lua_acquire_moving_window, self._storage.lua_moving_window):
-            connection.script_load(script.script)

@@ -1,6 +1,6 @@
 """POST /availability/rates: every night of every (room type, rate plan) of one property, priced
-and judged by connectivity.pricing. Quote and booking read and price through `read_offers` and
-`evaluate_offer` too, so the three can never disagree about a stay."""
+and judged by connectivity.pricing through the offer reader in `availability.offers`, which quote
+and booking use too, so the three can never disagree about a stay."""
 
 from __future__ import annotations
 
@@ -10,23 +10,19 @@ from typing import Any
 
 from ..auth.authenticate import Caller
 from ..db import Database
-from ..errors import NotFound, ValidationFailed
-from ..pricing import (NightInput, NightPrice, NightRates, NightRestrictions, OccupancyError, RatePlanRules,
-                       effective, evaluate_stay, normalise_occupancy, quote_in_currency)
-from ..pricing.money import FxTable
-from ..queries import queries
-from .stay import ensure_check_in_not_past, fx_multiplier, utc_now
+from ..errors import ValidationFailed
+from ..pricing import NightPrice, OccupancyError, normalise_occupancy, quote_in_currency
+from ..pricing.stay_nights import stay_nights
+from .offers import evaluate_offer, read_offers
+from .stay import fx_multiplier
 
-RESTRICTION_FIELDS = ("closed", "min_stay", "max_stay", "closed_to_arrival",
-                      "closed_to_departure")
-RATE_FIELDS = ("rate", "single_rate", "extra_adult_rate", "extra_child_rate")
 NIGHT_FIELDS = tuple(f.name for f in fields(NightPrice))
 
 
-def rates(db: Database, caller: Caller, request: dict[str, Any]) -> dict:
+def rates(db: Database, caller: Caller, request: dict[str, Any], now: dt.datetime) -> dict:
     check_in, check_out = request["check_in"], request["check_out"]
     with db.connection() as conn:
-        snapshot = read_offers(conn, caller, request)
+        snapshot = read_offers(conn, caller, request, now)
     hotel, offers = snapshot["hotel"], snapshot["offers"]
     try:
         occupancy = normalise_occupancy(request["occupancy"], request["rooms"],
@@ -34,7 +30,7 @@ def rates(db: Database, caller: Caller, request: dict[str, Any]) -> dict:
     except OccupancyError as exc:  # the schema checks the same; this keeps a 500 impossible
         raise ValidationFailed(exc.fields) from None
     target = request.get("currency") or hotel["currency"]
-    stay_dates = [check_in + dt.timedelta(days=i) for i in range((check_out - check_in).days)]
+    stay_dates = stay_nights(check_in, check_out)
     room_types: dict[str, list[dict]] = {}
     for offer in offers:
         plans = room_types.setdefault(offer["room_type_code"], [])
@@ -53,71 +49,6 @@ def rates(db: Database, caller: Caller, request: dict[str, Any]) -> dict:
                            for code, plans in room_types.items()]}
 
 
-def read_offers(conn, caller: Caller, request: dict) -> dict:
-    """Everything pricing the request's offers needs, read in the caller's transaction so it is
-    one consistent moment (rates, quote and booking all start here)."""
-    q = queries()
-    hotel = q.mapping.find_active_hotel(conn, partner_id=caller.partner_id,
-                                        environment=caller.environment,
-                                        hotel_code=request["hotel_code"])
-    if hotel is None:
-        raise NotFound(f"hotel {request['hotel_code']!r} is not mapped and active for this "
-                       "partner")
-    ensure_check_in_not_past(request["check_in"], hotel["timezone"], hotel["hotel_code"],
-                             utc_now())
-    offers = q.availability.offers(conn, mapping_id=hotel["mapping_id"],
-                                   room_type_codes=request.get("room_type_codes"),
-                                   rate_plan_codes=request.get("rate_plan_codes"))
-    window = {"property_id": hotel["property_id"], "first_date": request["check_in"],
-              "last_date": request["check_out"],  # the check-out date carries CTD
-              "room_type_ids": sorted({o["room_type_id"] for o in offers})}
-    room_days = {(r["room_type_id"], r["date"]): r
-                 for r in q.availability.room_type_days(conn, **window)} if offers else {}
-    plan_days = {(r["room_type_id"], r["rate_plan_id"], r["date"]): r
-                 for r in q.availability.rate_plan_days(
-                     conn, rate_plan_ids=sorted({o["rate_plan_id"] for o in offers}), **window)
-                 } if offers else {}
-    target = request.get("currency") or hotel["currency"]
-    needs_fx = any(o["currency"] != target for o in offers)
-    fx = FxTable.from_rows((r["base"], r["quote"], r["rate"])
-                           for r in q.availability.fx_rates_of(conn, currency=target)
-                           ) if needs_fx else FxTable()
-    return {"hotel": hotel, "offers": offers, "room_days": room_days, "plan_days": plan_days,
-            "fx": fx}
-
-
 def _night(night: NightPrice) -> dict:
     # Not dataclasses.asdict: it deep-copies every Decimal and took half of this endpoint's time.
     return {name: getattr(night, name) for name in NIGHT_FIELDS}
-
-
-def _restrictions(row: dict | None) -> NightRestrictions | None:
-    return None if row is None else NightRestrictions(**{f: row[f] for f in RESTRICTION_FIELDS})
-
-
-def evaluate_offer(offer: dict, snapshot: dict, request: dict, occupancy, stay_dates):
-    """One (room type, rate plan) judged and priced in the plan's currency by evaluate_stay."""
-    room_days, plan_days = snapshot["room_days"], snapshot["plan_days"]
-    rt, rp = offer["room_type_id"], offer["rate_plan_id"]
-
-    def night(date: dt.date) -> NightInput:
-        room_day = room_days.get((rt, date))
-        plan_day = plan_days.get((rt, rp, date))
-        return NightInput(
-            date=date,
-            available_rooms=None if room_day is None else room_day["available"],
-            restrictions=effective(_restrictions(room_day), _restrictions(plan_day)),
-            rates=None if plan_day is None else NightRates(**{f: plan_day[f]
-                                                              for f in RATE_FIELDS}))
-
-    check_out = request["check_out"]
-    return evaluate_stay(
-        check_in=request["check_in"], check_out=check_out, rooms=request["rooms"],
-        nights=[night(d) for d in stay_dates], occupancy=occupancy,
-        plan=RatePlanRules.build(**{k: offer[k] for k in (
-            "base_adults", "max_adults", "max_children", "max_occupancy",
-            "allowed_nationalities", "blocked_nationalities")}),
-        room_type_max_occupancy=offer["room_type_max_occupancy"],
-        nationality=request.get("nationality"), currency=offer["currency"],
-        departure_restrictions=effective(_restrictions(room_days.get((rt, check_out))),
-                                         _restrictions(plan_days.get((rt, rp, check_out)))))

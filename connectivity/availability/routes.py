@@ -9,6 +9,7 @@ from ..ready_body import ready_response
 from .rates import rates as read_rates
 from .schemas import RatesRequestSchema, RatesResultSchema, SearchRequestSchema, SearchResultSchema
 from .search import search as search_hotels
+from .stay import utc_now
 
 blp = ApiBlueprint("availability", __name__, url_prefix=API_PREFIX,
                 description="Availability: what is sellable, and per-night rates.")
@@ -33,7 +34,7 @@ def search(request):
     that some searched hotel's prices cannot be converted into is 422
     `currency_not_supported`."""
     return ready_response(search_hotels(current_app.extensions["connectivity.db"],
-                                        current_caller(), request))
+                                        current_caller(), request, utc_now()))
 
 
 @blp.route("/availability/rates", methods=["POST"])
@@ -53,4 +54,4 @@ def rates(request):
     nights), else in the hotel's. 404 `not_found` when the hotel is not mapped and active for
     the caller."""
     return ready_response(read_rates(current_app.extensions["connectivity.db"], current_caller(),
-                                     request))
+                                     request, utc_now()))

@@ -8,15 +8,13 @@ import datetime as dt
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from .. import validators
 from ..mapping.schemas import BOARD_TYPES, CancellationPolicySchema
 from ..pricing.sellability import REASONS
-from ..schema_fields import Day, Money
+from ..schema_fields import CountryCode, CurrencyCode, Day, Money, PartnerCode
 
 # The specification bounds neither; a serious API does. A stay longer than a year is not a
 # hotel stay, and min_stay/max_stay themselves stop at 365.
 MAX_NIGHTS = 365
-CODE = validate.Length(min=1, max=120)
 # "Today" is the property's (contract section 10). No place on earth is more than 14 hours
 # ahead of UTC nor 12 behind, so the schema refuses what is in the past everywhere and the
 # service checks the rest against each property's timezone.
@@ -27,11 +25,13 @@ def earliest_today() -> dt.date:
     return (dt.datetime.now(dt.timezone.utc) + EARLIEST_OFFSET).date()
 
 
-def stay_date_errors(data: dict) -> dict[str, list[str]]:
-    """The date rules of every stay (search, rates, quote, booking)."""
+def stay_date_errors(data: dict, *, arrival_may_be_past: bool = False) -> dict[str, list[str]]:
+    """The date rules of every stay: search, rates, quote and booking, and (their arrival may
+    be past: a channel delivers what already happened) pushed reservations and modifications.
+    A date that failed its own field rules is absent here and judged no further."""
     errors: dict[str, list[str]] = {}
     check_in, check_out = data.get("check_in"), data.get("check_out")
-    if check_in is not None and check_in < earliest_today():
+    if not arrival_may_be_past and check_in is not None and check_in < earliest_today():
         errors["check_in"] = ["must be today or later"]
     if check_in is not None and check_out is not None:
         if check_out <= check_in:
@@ -69,10 +69,8 @@ class StaySchema(Schema):
                             validate=validate.Length(min=1, max=30), metadata={
                                 "description": "one entry applied to every room, or exactly "
                                                "`rooms` entries (one per room)"})
-    nationality = fields.String(validate=validators.country_code,
-                                metadata={"description": "ISO 3166-1 alpha-2"})
-    currency = fields.String(validate=validators.currency_code,
-                             metadata={"description": "ISO 4217; prices are converted into it"})
+    nationality = CountryCode()
+    currency = CurrencyCode(metadata={"description": "ISO 4217; prices are converted into it"})
 
     @validates_schema(skip_on_field_errors=False)
     def _stay(self, data, **_):
@@ -86,16 +84,16 @@ class StaySchema(Schema):
 
 
 class SearchRequestSchema(StaySchema):
-    hotel_codes = fields.List(fields.String(validate=CODE), required=True,
+    hotel_codes = fields.List(PartnerCode(), required=True,
                               validate=validate.Length(1, 200),
                               metadata={"description": "the partner's hotel codes, 1-200"})
 
 
 class RatesRequestSchema(StaySchema):
-    hotel_code = fields.String(required=True, validate=CODE)
-    room_type_codes = fields.List(fields.String(validate=CODE), validate=validate.Length(max=100),
+    hotel_code = PartnerCode(required=True)
+    room_type_codes = fields.List(PartnerCode(), validate=validate.Length(max=100),
                                   metadata={"description": "narrows the answer to these codes"})
-    rate_plan_codes = fields.List(fields.String(validate=CODE), validate=validate.Length(max=100),
+    rate_plan_codes = fields.List(PartnerCode(), validate=validate.Length(max=100),
                                   metadata={"description": "narrows the answer to these codes"})
 
 

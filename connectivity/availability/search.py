@@ -3,6 +3,7 @@ what total. One statement answers all of them (sql/queries/availability/search.s
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from ..auth.authenticate import Caller
@@ -10,13 +11,12 @@ from ..db import Database
 from ..errors import CurrencyNotSupported, ValidationFailed
 from ..pricing.money import round_money
 from ..queries import queries
-from .stay import distinct_rooms, minor_units_table, property_today, utc_now
+from .stay import distinct_rooms, minor_units_table, property_today
 
 
-def search(db: Database, caller: Caller, request: dict[str, Any]) -> dict:
+def search(db: Database, caller: Caller, request: dict[str, Any], now: dt.datetime) -> dict:
     # A code sent twice is answered once, in the order first sent.
     codes = list(dict.fromkeys(request["hotel_codes"]))
-    now = utc_now()
     with db.connection() as conn:
         rows = queries().availability.search_hotels(
             conn, **search_parameters(caller.partner_id, caller.environment, codes, request, now))

@@ -22,9 +22,10 @@ from ..errors import Conflict
 from ..pricing import occupancy_from_guests
 from ..pricing.spread import spread_total
 from ..queries import queries
+from ..schema_fields import money_number
 from .offer import find_offer, judge, policy_fx_rate, sold_out
 from .quote_token import QuoteTokens, StayBinding
-from .records import booking_view, json_amount, request_fingerprint, stored_nights
+from .records import booking_view, request_fingerprint, stored_nights
 
 CONFIRMATION_ALPHABET = string.ascii_uppercase + string.digits
 
@@ -56,7 +57,7 @@ def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprin
         return {"booking": booking_view(existing), "idempotent_replay": True,
                 "request_differs": bytes(existing["request_hash"]) != fingerprint}, 200
 
-    offer = find_offer(conn, caller, request, lambda max_child_age: occupancy_from_guests(
+    offer = find_offer(conn, caller, request, now, lambda max_child_age: occupancy_from_guests(
         request["guests"], request["rooms"], max_child_age))
     quoted = None
     nationality = lead_nationality(request["guests"])
@@ -74,7 +75,7 @@ def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprin
         raise Conflict("price_mismatch",
                        f"the {'quoted' if quoted else 'current'} price of this stay is "
                        f"{total} {currency}; nothing was booked",
-                       details={"total_amount": json_amount(total), "currency": currency})
+                       details={"total_amount": money_number(total), "currency": currency})
     amounts = tuple(n.amount for n in stay.nights)
     if quoted:
         amounts = spread_total(amounts, total, currency)

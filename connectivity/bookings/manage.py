@@ -10,9 +10,10 @@ from typing import Any
 from ..auth.authenticate import Caller
 from ..db import Database
 from ..errors import Conflict, NotFound, ValidationFailed
-from ..pricing import CancellationPolicy, hours_before_check_in, penalty_for_cancellation
+from ..pricing import CancellationPolicy, booking_policy_penalty, hours_before_check_in
 from ..queries import queries
-from .records import booking_view, json_amount
+from ..schema_fields import money_number
+from .records import booking_view
 
 
 def _find(conn, caller: Caller, reference: str) -> dict:
@@ -38,7 +39,7 @@ def penalty_now(booking: dict, now: dt.datetime) -> Decimal:
     """The penalty of cancelling at `now` under the policy copied into the booking: hours to
     00:00 of check-in in the property's timezone, amounts in the booking's currency."""
     rate = booking["policy_fx_rate"]
-    return penalty_for_cancellation(
+    return booking_policy_penalty(
         CancellationPolicy.from_dict(booking["cancellation_policy"]),
         [Decimal(n["amount"]) for n in booking["nights"]], booking["total_amount"],
         hours_before_check_in(now, booking["check_in"], booking["timezone"]),
@@ -65,7 +66,7 @@ def _cancel(conn, caller: Caller, reference: str, request: dict, now: dt.datetim
         raise Conflict("penalty_exceeds_expectation",
                        f"cancelling now costs {penalty} {booking['currency']}, more than the "
                        f"{expected} expected; the booking was not cancelled",
-                       details={"penalty_amount": json_amount(penalty),
+                       details={"penalty_amount": money_number(penalty),
                                 "currency": booking["currency"]})
     cancelled = q.mark_cancelled(conn, id=booking["id"], cancelled_at=now,
                                  penalty_amount=penalty, cancel_reason=request.get("reason"))

@@ -1,6 +1,6 @@
 """One (hotel, room type, rate plan) priced for an exact stay: what quote and booking share.
 
-Both read through `availability.rates.read_offers` and judge through `evaluate_offer`, so a quote
+Both read through `availability.offers.read_offers` and judge through `evaluate_offer`, so a quote
 or a booking prices a stay exactly as POST /availability/rates shows it. The steps are separate
 functions because the contract interleaves them with the booking's own checks (section 10):
 not mapped, quote token, sellability, price, inventory.
@@ -14,10 +14,11 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from ..auth.authenticate import Caller
-from ..availability.rates import evaluate_offer, read_offers
+from ..availability.offers import evaluate_offer, read_offers
 from ..availability.stay import fx_multiplier
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..pricing import OccupancyError, RoomOccupancy, StayQuote, quote_in_currency
+from ..pricing.stay_nights import stay_nights
 
 # Inventory is judged by the conditional decrement (booking) or after the price (quote), not
 # here: the contract puts `sold_out` after sellability and price.
@@ -34,13 +35,13 @@ class Offer:
     currency: str  # the answer's: the request's, else the hotel's
 
 
-def find_offer(conn, caller: Caller, request: dict[str, Any],
+def find_offer(conn, caller: Caller, request: dict[str, Any], now: dt.datetime,
                occupancy_of: Callable[[int], tuple[RoomOccupancy, ...]]) -> Offer:
     """The caller's mapped and active offer, or 404; `occupancy_of(max_child_age)` gives the
     rooms (from `occupancy` for a quote, from `guests` for a booking)."""
     snapshot = read_offers(conn, caller, {**request,
                                           "room_type_codes": [request["room_type_code"]],
-                                          "rate_plan_codes": [request["rate_plan_code"]]})
+                                          "rate_plan_codes": [request["rate_plan_code"]]}, now)
     if not snapshot["offers"]:
         raise NotFound(f"room type {request['room_type_code']!r} with rate plan "
                        f"{request['rate_plan_code']!r} is not mapped for hotel "
@@ -51,7 +52,7 @@ def find_offer(conn, caller: Caller, request: dict[str, Any],
     except OccupancyError as exc:  # the schemas check the same; this keeps a 500 impossible
         raise ValidationFailed(exc.fields) from None
     check_in, check_out = request["check_in"], request["check_out"]
-    dates = [check_in + dt.timedelta(days=i) for i in range((check_out - check_in).days)]
+    dates = stay_nights(check_in, check_out)
     return Offer(hotel, snapshot["offers"][0], snapshot, occupancy, dates,
                  request.get("currency") or hotel["currency"])
 

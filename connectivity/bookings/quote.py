@@ -17,7 +17,7 @@ def quote(db: Database, tokens: QuoteTokens, caller: Caller, request: dict[str, 
           now: dt.datetime) -> dict:
     # Reads only: one transaction for one consistent moment, no retry needed.
     with db.connection() as conn:
-        offer = find_offer(conn, caller, request, lambda max_child_age: normalise_occupancy(
+        offer = find_offer(conn, caller, request, now, lambda max_child_age: normalise_occupancy(
             request["occupancy"], request["rooms"], max_child_age))
     stay = judge(offer, request, request.get("nationality"))
     ensure_inventory(stay, request["rooms"])

@@ -14,6 +14,7 @@ import base64
 import datetime as dt
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -26,6 +27,10 @@ from ..pricing import RoomOccupancy
 # Bump the version when the payload changes: older tokens then fail as invalid, never misread.
 SALT = "pcs.quote-token.v1"
 MAX_TOKEN_LENGTH = 512
+# What URLSafeSerializer writes: URL-safe base64 parts joined by '.' (a compressed payload
+# starts with one). Anything else cannot be a token of ours.
+TOKEN_RE = re.compile(rf"^[A-Za-z0-9_.-]{{1,{MAX_TOKEN_LENGTH}}}\Z")
+TOKEN_PATTERN = rf"^[A-Za-z0-9_.-]{{1,{MAX_TOKEN_LENGTH}}}$"
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,6 @@ def stored_nights(dates: list[dt.date], amounts: tuple[Decimal, ...]) -> list[di
     return [{"date": d.isoformat(), "amount": str(a)} for d, a in zip(dates, amounts, strict=True)]
 
 
-def json_amount(amount: Decimal) -> int | float:
-    """An amount for an error's `details`, a JSON number as in the payloads (Money's rule)."""
-    return int(amount) if amount == amount.to_integral_value() else float(amount)
-
-
 def _plain(value: Any) -> Any:
     if isinstance(value, Decimal):
         # 200, 200.0 and "200.00" are one amount: the same fingerprint.

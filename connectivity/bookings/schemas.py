@@ -8,85 +8,66 @@ import re
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from .. import validators
 from ..availability.schemas import NightSchema, StaySchema, stay_date_errors
 from ..mapping.schemas import CancellationPolicySchema
 from ..pricing import OccupancyError, occupancy_from_guests
-from ..schema_fields import Amount, Day, Flag, Money
-from .quote_token import MAX_TOKEN_LENGTH
+from ..schema_fields import (
+    Amount,
+    CountryCode,
+    CurrencyCode,
+    Day,
+    EmailAddress,
+    Flag,
+    Money,
+    PartnerCode,
+    Reference,
+    Text,
+)
+from .quote_token import MAX_TOKEN_LENGTH, TOKEN_PATTERN, TOKEN_RE
 
-REFERENCE_RE = re.compile(r"^[A-Za-z0-9._-]{1,120}\Z")
 ARRIVAL_TIME_RE = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]\Z")
-# Control characters (NUL above all: PostgreSQL cannot store it in text or jsonb) have no place
-# in a name, a phone number or a guest's request; tab and newline do in special_requests.
-# Lone surrogates (JSON allows "\ud800") cannot be encoded to UTF-8 for PostgreSQL either.
-CONTROL_RE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
-CONTROL_BUT_LINES_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 # 30 rooms of at most 20 adults and 10 children.
 MAX_GUESTS = 900
 
 
-# The same rules in the description's regex dialect (a lone surrogate has no pattern there).
-NO_CONTROL_PATTERN = r"^[^\x00-\x1f\x7f]*$"
-NO_CONTROL_BUT_LINES_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$"
-
-
-def _text(max_length: int, *, lines: bool = False, **kwargs) -> fields.String:
-    pattern = CONTROL_BUT_LINES_RE if lines else CONTROL_RE
-    kwargs["metadata"] = {
-        "pattern": NO_CONTROL_BUT_LINES_PATTERN if lines else NO_CONTROL_PATTERN,
-        **kwargs.get("metadata", {})}
-
-    def printable(value: str) -> None:
-        if pattern.search(value):
-            raise ValidationError("must not contain control characters")
-    return fields.String(validate=[validate.Length(min=1, max=max_length), printable], **kwargs)
-
-
-def _code() -> fields.String:
-    """A partner's code: 1-120 characters, none of them one PostgreSQL cannot store."""
-    return _text(120, required=True)
-
-
 class QuoteRequestSchema(StaySchema):
-    hotel_code = _code()
-    room_type_code = _code()
-    rate_plan_code = _code()
+    hotel_code = PartnerCode(required=True)
+    room_type_code = PartnerCode(required=True)
+    rate_plan_code = PartnerCode(required=True)
 
 
 class GuestSchema(Schema):
     room_number = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30),
                                  metadata={"description": "1 to `rooms`"})
-    first_name = _text(100, required=True)
-    last_name = _text(100, required=True)
+    first_name = Text(100, required=True)
+    last_name = Text(100, required=True)
     is_adult = Flag(required=True)
     age = fields.Integer(strict=True, validate=validate.Range(0, 120), metadata={
         "description": "a child's age prices it (older than the property's `max_child_age`: "
                        "as an adult); a child without an age is priced as a child"})
-    nationality = fields.String(validate=validators.country_code,
-                                metadata={"description": "ISO 3166-1 alpha-2"})
+    nationality = CountryCode()
     is_lead = Flag(metadata={
         "description": "at most one guest; the lead guest's nationality is the booking's when "
                        "no quote_token is sent (else the first adult of room 1's)"})
 
 
 class ContactSchema(Schema):
-    first_name = _text(100, required=True)
-    last_name = _text(100)
-    email = fields.String(required=True, validate=validators.email_address,
-                          metadata={"format": "email", "maxLength": 255})
-    phone = _text(50)
+    first_name = Text(100, required=True)
+    last_name = Text(100)
+    email = EmailAddress(required=True)
+    phone = Text(50)
 
 
 class BookingRequestSchema(Schema):
-    partner_reference = fields.String(required=True, validate=validate.Regexp(
-        REFERENCE_RE, error="must be 1-120 characters of letters, digits, '.', '_' or '-'"),
-        metadata={"description": "the idempotency key: unique per partner and environment"})
-    quote_token = fields.String(validate=validate.Length(min=1, max=MAX_TOKEN_LENGTH), metadata={
-        "description": "from POST /bookings/quote: the quoted total and currency apply"})
-    hotel_code = _code()
-    room_type_code = _code()
-    rate_plan_code = _code()
+    partner_reference = Reference(required=True, metadata={
+        "description": "the idempotency key: unique per partner and environment"})
+    quote_token = fields.String(
+        validate=validate.Regexp(TOKEN_RE, error="is not a quote token of this service"),
+        metadata={"pattern": TOKEN_PATTERN, "maxLength": MAX_TOKEN_LENGTH, "description":
+                  "from POST /bookings/quote: the quoted total and currency apply"})
+    hotel_code = PartnerCode(required=True)
+    room_type_code = PartnerCode(required=True)
+    rate_plan_code = PartnerCode(required=True)
     check_in = Day(required=True, metadata={"description": "today or later, property time"})
     check_out = Day(required=True, metadata={"description": "after check_in"})
     rooms = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30))
@@ -99,8 +80,8 @@ class BookingRequestSchema(Schema):
     total_amount = Amount(required=True, metadata={
         "description": "the partner's expected total; must equal the service's to the minor "
                        "unit, else 409 `price_mismatch`"})
-    currency = fields.String(required=True, validate=validators.currency_code)
-    special_requests = _text(2000, lines=True)
+    currency = CurrencyCode(required=True)
+    special_requests = Text(2000, lines=True)
     arrival_time = fields.String(validate=validate.Regexp(
         ARRIVAL_TIME_RE, error="must be a time written HH:MM"), metadata={"example": "15:30"})
 
@@ -121,11 +102,11 @@ class BookingRequestSchema(Schema):
 
 
 class CancelRequestSchema(Schema):
-    reason = _text(500, lines=True)
+    reason = Text(500, lines=True)
     expected_penalty_amount = Amount(metadata={
         "description": "the most the caller accepts to pay; a higher penalty is 409 "
                        "`penalty_exceeds_expectation` and nothing is cancelled"})
-    currency = fields.String(validate=validators.currency_code, metadata={
+    currency = CurrencyCode(metadata={
         "description": "of expected_penalty_amount: the booking's currency (422 otherwise)"})
 
 

@@ -2,7 +2,8 @@
 from .. import API_PREFIX
 from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
-from ..docs import GUARDED, error_responses
+from ..availability.stay import utc_now
+from ..docs import error_responses
 from ..envelope import enveloped
 from ..ready_body import ready_response
 from . import service
@@ -23,7 +24,7 @@ def ping():
     # A ready body (ready_body.py), which flask-smorest passes through without its schema dump
     # (two dumps, envelope and payload: about 60 us of CPU for three fields, measured in-process);
     # tests/api/test_authentication.py checks the body equals the schema's dump.
-    return ready_response(service.ping(current_caller()))
+    return ready_response(service.ping(current_caller(), utc_now()))
 
 
 @blp.route("/whoami", methods=["GET"])

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
 from ..auth.authenticate import Caller
 from ..auth.scopes import SCOPES
 
 
-def ping(caller: Caller) -> dict:
+def ping(caller: Caller, now: datetime) -> dict:
     return {"pong": True, "environment": caller.environment,
-            "server_time": datetime.now(timezone.utc).replace(microsecond=0)}
+            "server_time": now.replace(microsecond=0)}
 
 
 def whoami(caller: Caller) -> dict:

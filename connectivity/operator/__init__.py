@@ -11,6 +11,7 @@ import psycopg
 from flask import Flask, current_app
 from flask.cli import AppGroup
 
+from ..ari.retention import DEFAULT_RETENTION_DAYS, prune_batch_items
 from ..auth.credentials import SigningVault
 from ..auth.keycache import KeyStateNotAnnounced
 from ..auth.scopes import PRESETS, SCOPES
@@ -19,7 +20,7 @@ from ..reservations.reconciliation import (UnknownPartner, list_reconciliation,
                                            resolve_reconciliation)
 from .catalog import CatalogError, load_catalog, parse_catalog
 from .keys import DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key, list_keys, revoke_key
-from .migrations import upgrade
+from .migrations import MigrationError, upgrade
 
 
 def _db():
@@ -34,6 +35,7 @@ db_cli = AppGroup("db", help="Database schema.")
 catalog_cli = AppGroup("catalog", help="Properties, partners, mappings and FX rates.")
 keys_cli = AppGroup("keys", help="Partner API keys.")
 distribution_cli = AppGroup("distribution", help="Pause or resume a partner's distribution.")
+ari_cli = AppGroup("ari", help="Accepted ARI batches.")
 reconciliation_cli = AppGroup("reconciliation",
                               help="Pushed reservations that disagree with the service.")
 
@@ -41,7 +43,10 @@ reconciliation_cli = AppGroup("reconciliation",
 @db_cli.command("upgrade")
 def db_upgrade():
     """Apply pending migrations of sql/migrations, in order, once each."""
-    applied = upgrade(_settings().database_url)
+    try:
+        applied = upgrade(_settings().database_url)
+    except MigrationError as exc:
+        raise click.ClickException(str(exc)) from None
     click.echo(f"applied {len(applied)} migration(s)" + (f": {', '.join(applied)}" if applied else ""))
 
 
@@ -204,6 +209,17 @@ def reconciliation_resolve(item_id):
     click.echo(f"resolved item {item_id} at {row['resolved_at'].isoformat()}")
 
 
+@ari_cli.command("prune-items")
+@click.option("--older-than-days", "retention_days", type=click.IntRange(1, 36500),
+              default=DEFAULT_RETENTION_DAYS, show_default=True,
+              help="Prune batches applied more than this many days ago.")
+def ari_prune_items(retention_days):
+    """Drop the items of old finished ARI batches; every batch keeps its outcome."""
+    pruned = prune_batch_items(_db(), retention_days)
+    click.echo(f"pruned the items of {pruned} batch(es) applied more than {retention_days} "
+               "day(s) ago")
+
+
 def register_cli(app: Flask) -> None:
-    for group in (db_cli, catalog_cli, keys_cli, distribution_cli, reconciliation_cli):
+    for group in (db_cli, catalog_cli, keys_cli, distribution_cli, ari_cli, reconciliation_cli):
         app.cli.add_command(group)

@@ -19,7 +19,10 @@ Modules, in the order a request uses them:
 - `money`         `minor_units`, `round_money` (half-up), `convert`, `convert_nights`, FxTable
                   and CurrencyNotSupported.
 - `penalties`     CancellationPolicy (contract dict shape), `hours_before_check_in` (to 00:00 of
-                  check-in in the property's timezone), `penalty_for_cancellation`.
+                  check-in in the property's timezone), `booking_policy_penalty` (a pull booking's
+                  cancellation under its copied policy; a pushed reservation's penalty is
+                  `reservations.penalty.pushed_reservation_penalty`, a different rule).
+- `stay_nights`   `stay_nights`: the nights of a stay, for every area.
 """
 
 from .money import (
@@ -38,8 +41,8 @@ from .penalties import (
     PENALTY_TYPES,
     CancellationPolicy,
     PenaltyTier,
+    booking_policy_penalty,
     hours_before_check_in,
-    penalty_for_cancellation,
 )
 from .plan_rules import RatePlanRules, nationality_allowed, occupancy_fits
 from .restrictions import NightRestrictions, effective
@@ -57,8 +60,8 @@ __all__ = [
     "CancellationPolicy", "ConvertedNights", "CurrencyNotSupported", "FxTable", "NightInput",
     "NightPrice", "NightRates", "NightRestrictions", "OccupancyError", "PenaltyTier",
     "RatePlanRules", "RoomOccupancy", "StayQuote",
-    "convert", "convert_nights", "effective", "evaluate_stay", "hours_before_check_in",
-    "minor_units", "night_amount", "nationality_allowed", "normalise_occupancy",
-    "occupancy_fits", "occupancy_from_guests", "penalty_for_cancellation", "quote_in_currency",
+    "booking_policy_penalty", "convert", "convert_nights", "effective", "evaluate_stay",
+    "hours_before_check_in", "minor_units", "night_amount", "nationality_allowed",
+    "normalise_occupancy", "occupancy_fits", "occupancy_from_guests", "quote_in_currency",
     "room_night_price", "round_money", "to_decimal",
 ]

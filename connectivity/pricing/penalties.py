@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from .money import round_money, to_decimal
 
 __all__ = ["PENALTY_TYPES", "CancellationPolicy", "PenaltyTier", "hours_before_check_in",
-           "penalty_for_cancellation"]
+           "booking_policy_penalty"]
 
 PENALTY_TYPES = ("nights", "percent", "amount")
 
@@ -103,11 +103,12 @@ def _tier_penalty(tier: PenaltyTier, nights_amounts: Sequence[Decimal], total: D
     return amount_converter(tier.value)
 
 
-def penalty_for_cancellation(policy: CancellationPolicy, nights_amounts: Sequence[Decimal],
-                             total: Decimal, hours_left: Decimal | int, currency: str,
-                             amount_converter: Callable[[Decimal], Decimal] | None = None
-                             ) -> Decimal:
-    """The penalty of cancelling now, in the booking's currency, rounded to its minor units.
+def booking_policy_penalty(policy: CancellationPolicy, nights_amounts: Sequence[Decimal],
+                           total: Decimal, hours_left: Decimal | int, currency: str,
+                           amount_converter: Callable[[Decimal], Decimal] | None = None
+                           ) -> Decimal:
+    """The penalty of cancelling a pull booking now under its copied policy, in the booking's
+    currency, rounded to its minor units.
 
     `nights_amounts` are the booking's night amounts (all rooms) in stay order and `total` their
     sum, both in the booking's currency. Non-refundable costs the total. Otherwise every tier

@@ -16,6 +16,7 @@ from .money import convert_nights, round_money
 from .nightly import NightRates, night_amount
 from .occupancy import RoomOccupancy
 from .plan_rules import RatePlanRules, nationality_allowed, occupancy_fits
+from .stay_nights import stay_nights
 from .restrictions import NightRestrictions, effective
 
 __all__ = ["REASONS", "NightInput", "NightPrice", "StayQuote", "evaluate_stay",
@@ -70,11 +71,6 @@ class StayQuote:
     currency: str
 
 
-def _stay_dates(check_in: dt.date, check_out: dt.date) -> list[dt.date]:
-    # The check-out date is not a night: the guest leaves that morning.
-    return [check_in + dt.timedelta(days=i) for i in range((check_out - check_in).days)]
-
-
 def _index_nights(nights: Sequence[NightInput], dates: list[dt.date]) -> dict[dt.date, NightInput]:
     """Nights by date; a date storage knows nothing about is a night with no inventory and no
     rate. A night outside the stay, or a date twice, is a caller's bug and is refused."""
@@ -111,7 +107,7 @@ def evaluate_stay(*, check_in: dt.date, check_out: dt.date, rooms: int,
     if len(occupancy) != rooms:
         raise ValueError(f"occupancy must have one entry per room ({rooms}), "
                          f"got {len(occupancy)}")
-    dates = _stay_dates(check_in, check_out)
+    dates = stay_nights(check_in, check_out)
     by_date = _index_nights(nights, dates)
     found: set[str] = set()
     priced: list[NightPrice] = []

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..pricing.money import round_money
+from ..pricing.stay_nights import stay_nights
 
 
 @dataclass(frozen=True)
@@ -19,10 +19,6 @@ class Finding:
 
     def public(self) -> dict:
         return {"code": self.code, "message": self.message}
-
-
-def stay_nights(check_in: dt.date, check_out: dt.date) -> list[dt.date]:
-    return [check_in + dt.timedelta(days=i) for i in range((check_out - check_in).days)]
 
 
 def unmapped_codes(rooms: list[dict], room_types: Mapping[str, int],

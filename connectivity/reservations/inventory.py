@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from psycopg.types.json import Jsonb
 
 from ..queries import queries
-from .findings import stay_nights
+from ..pricing.stay_nights import stay_nights
 
 
 def rooms_wanted(state: Mapping, room_types: Mapping[str, int]) -> list[dict]:

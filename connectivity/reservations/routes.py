@@ -8,6 +8,7 @@ from flask import current_app, g, request
 from .. import API_PREFIX
 from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
+from ..availability.stay import utc_now
 from ..docs import GUARDED, WITH_BODY, error_responses
 from ..envelope import enveloped
 from .responses import ReservationCancelResultSchema, DeliveryResultSchema
@@ -76,7 +77,7 @@ def push_reservation(reservation):
     `nightly_rates` are per room unit, in `sell_currency` when `sell_amount` is sent, else in
     `net_currency`.
     """
-    result = _db().run(push_use_case, current_caller(), reservation, _payload(), g.request_id)
+    result = push_use_case(_db(), current_caller(), reservation, _payload(), g.request_id)
     return result, 200 if result["idempotent_replay"] else 201
 
 
@@ -102,8 +103,8 @@ def cancel_reservation(cancel, reference):
     with the original acknowledgement and `idempotent_replay: true`, and releases nothing
     again.
     """
-    return _db().run(cancel_use_case, current_caller(), reference, cancel, _payload(),
-                     g.request_id)
+    return cancel_use_case(_db(), current_caller(), reference, cancel, _payload(),
+                           g.request_id, utc_now())
 
 
 @blp.route("/reservations/<reference:reference>/modify", methods=["POST"])
@@ -126,5 +127,5 @@ def modify_reservation(modification, reference):
     it is applied when the reservation arrives. A modify of a cancelled reservation is kept,
     not applied (`modification_after_cancellation`).
     """
-    return _db().run(modify_use_case, current_caller(), reference, modification, _payload(),
-                     g.request_id)
+    return modify_use_case(_db(), current_caller(), reference, modification, _payload(),
+                           g.request_id)

@@ -4,59 +4,25 @@ is reported at once (422 `validation_failed`)."""
 
 from __future__ import annotations
 
-import datetime as dt
-import re
-
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from .. import validators
-from ..availability.schemas import MAX_NIGHTS
-from ..schema_fields import Amount, Day, Flag
+from ..availability.schemas import MAX_NIGHTS, stay_date_errors
+from ..pricing.stay_nights import stay_nights
+from ..schema_fields import (
+    Amount,
+    CountryCode,
+    CurrencyCode,
+    Day,
+    EmailAddress,
+    Flag,
+    PartnerCode,
+    Reference,
+    Text,
+)
 
-REFERENCE_RE = re.compile(r"^[A-Za-z0-9._-]{1,120}\Z")
 STATUSES = ("confirmed", "cancelled", "modified")
 # 50 room lines of 30 rooms: the most rooms one reservation can hold.
 MAX_ROOMS_TOTAL = 50 * 30
-
-
-# Text PostgreSQL cannot store (U+0000, lone surrogates) never gets here: connectivity.wire
-# refuses it in any body with a 422 naming its place.
-def text(max_length: int, **kwargs) -> fields.String:
-    return fields.String(validate=validate.Length(min=1, max=max_length), **kwargs)
-
-
-# validators.PARTNER_CODE_RE in the description's (ECMA 262) regex dialect.
-PARTNER_CODE_PATTERN = r"^[^/\x00-\x1f\x7f-\x9f]{1,120}$"
-
-
-def code(**kwargs) -> fields.String:
-    """A partner's own code: what the catalogue can map (1-120 characters, no '/')."""
-    # The rule in the description too, so that a client generated from it knows it.
-    kwargs["metadata"] = {"pattern": PARTNER_CODE_PATTERN, **kwargs.get("metadata", {})}
-    return fields.String(validate=validators.partner_code, **kwargs)
-
-
-def currency(**kwargs) -> fields.String:
-    kwargs.setdefault("metadata", {"description": "ISO 4217"})
-    return fields.String(validate=validators.currency_code, **kwargs)
-
-
-def _nights_of(data: dict) -> list[dt.date] | None:
-    check_in, check_out = data.get("check_in"), data.get("check_out")
-    if check_in is None or check_out is None or check_out <= check_in:
-        return None
-    return [check_in + dt.timedelta(days=i) for i in range((check_out - check_in).days)]
-
-
-def stay_errors(data: dict) -> dict[str, list[str]]:
-    check_in, check_out = data.get("check_in"), data.get("check_out")
-    if check_in is None or check_out is None:
-        return {}
-    if check_out <= check_in:
-        return {"check_out": ["must be after check_in"]}
-    if (check_out - check_in).days > MAX_NIGHTS:
-        return {"check_out": [f"a stay is at most {MAX_NIGHTS} nights"]}
-    return {}
 
 
 class NightlyRateSchema(Schema):
@@ -65,9 +31,9 @@ class NightlyRateSchema(Schema):
 
 
 class PushedRoomSchema(Schema):
-    room_type_code = code(required=True, metadata={
+    room_type_code = PartnerCode(required=True, metadata={
         "description": "an unmapped code is accepted, kept and flagged `unmapped_room_type`"})
-    rate_plan_code = code(metadata={
+    rate_plan_code = PartnerCode(metadata={
         "description": "an unmapped code is accepted, kept and flagged `unmapped_rate_plan`"})
     quantity = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30))
     adults = fields.Integer(required=True, strict=True, validate=validate.Range(1, 20),
@@ -84,26 +50,22 @@ class PushedRoomSchema(Schema):
 class ReservationGuestSchema(Schema):
     room_number = fields.Integer(required=True, strict=True,
                                  validate=validate.Range(1, MAX_ROOMS_TOTAL))
-    first_name = text(100, required=True)
-    last_name = text(100)
+    first_name = Text(100, required=True)
+    last_name = Text(100)
     is_adult = Flag(required=True)
-    nationality = fields.String(validate=validators.country_code,
-                                metadata={"description": "ISO 3166-1 alpha-2"})
+    nationality = CountryCode()
 
 
 class ReservationContactSchema(Schema):
-    email = fields.String(validate=validators.email_address,
-                          metadata={"format": "email", "maxLength": 255})
-    phone = text(50)
+    email = EmailAddress()
+    phone = Text(50)
 
 
 class ReservationRequestSchema(Schema):
-    partner_reference = fields.String(required=True, validate=validate.Regexp(
-        REFERENCE_RE, error="must be 1-120 characters of letters, digits, '.', '_' or '-'"),
-        metadata={"description": "the idempotency key (the channel's id)",
-                  "pattern": "^[A-Za-z0-9._-]{1,120}$"})
-    guest_confirmation = text(120)
-    hotel_code = code(required=True, metadata={
+    partner_reference = Reference(required=True, metadata={
+        "description": "the idempotency key (the channel's id)"})
+    guest_confirmation = Text(120)
+    hotel_code = PartnerCode(required=True, metadata={
         "description": "mapped for the caller (a paused mapping still accepts reservations)"})
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     check_in = Day(required=True)
@@ -116,27 +78,32 @@ class ReservationRequestSchema(Schema):
     contact = fields.Nested(ReservationContactSchema)
     sell_amount = Amount(metadata={"description": "what the guest paid the channel; needs "
                                                   "`sell_currency`"})
-    sell_currency = currency()
+    sell_currency = CurrencyCode()
     net_amount = Amount(required=True, metadata={
         "description": "what the channel owes the service"})
-    net_currency = currency(required=True)
+    net_currency = CurrencyCode(required=True)
     is_non_refundable = Flag()
     cancellation_deadline = Day()
-    special_requests = text(2000)
+    special_requests = Text(2000, lines=True)
     booked_at = Day()
 
     @validates_schema(skip_on_field_errors=False)
     def _consistent(self, data, **_):
-        errors = stay_errors(data)
+        errors = stay_date_errors(data, arrival_may_be_past=True)
         if ("sell_amount" in data) != ("sell_currency" in data):
             errors["sell_currency" if "sell_amount" in data else "sell_amount"] = [
                 "sell_amount and sell_currency are sent together"]
-        nights = _nights_of(data)
+        nights = (stay_nights(data["check_in"], data["check_out"])
+                  if "check_in" in data and "check_out" in data else [])
         for i, room in enumerate(data.get("rooms") or []):
             rates = room.get("nightly_rates")
-            if nights is None or not rates:
+            if not nights or not rates:
                 continue
-            dates = [r["date"] for r in rates]
+            # An entry whose date failed its own rules is reported there; the dates are judged
+            # together only once each is a date.
+            dates = [r.get("date") for r in rates]
+            if None in dates:
+                continue
             outside = sorted({d for d in dates if d not in nights})
             if outside:
                 errors[f"rooms.{i}.nightly_rates"] = [
@@ -150,14 +117,14 @@ class ReservationRequestSchema(Schema):
 class ReservationCancelRequestSchema(Schema):
     cancelled_at = Day(metadata={"description": "the day the guest cancelled; else the day "
                                                 "the cancellation arrived (property time)"})
-    reason = text(500)
+    reason = Text(500, lines=True)
     penalty_amount = Amount(metadata={"description": "the partner's claim; recorded, not applied"})
-    penalty_currency = currency(metadata={"description": "ISO 4217; default the reservation's "
+    penalty_currency = CurrencyCode(metadata={"description": "ISO 4217; default the reservation's "
                                                          "`net_currency`"})
 
 
 class ModifiedRoomSchema(Schema):
-    room_type_code = code(required=True)
+    room_type_code = PartnerCode(required=True)
     quantity = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30))
     adults = fields.Integer(required=True, strict=True, validate=validate.Range(1, 20))
     children = fields.Integer(strict=True, validate=validate.Range(0, 10))
@@ -170,11 +137,11 @@ class ModifyRequestSchema(Schema):
     rooms = fields.List(fields.Nested(ModifiedRoomSchema), required=True,
                         validate=validate.Length(1, 50))
     net_amount = Amount(required=True)
-    net_currency = currency(required=True)
+    net_currency = CurrencyCode(required=True)
     modified_at = Day()
 
     @validates_schema(skip_on_field_errors=False)
     def _stay(self, data, **_):
-        errors = stay_errors(data)
+        errors = stay_date_errors(data, arrival_may_be_past=True)
         if errors:
             raise ValidationError(errors)

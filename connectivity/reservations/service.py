@@ -15,12 +15,13 @@ from zoneinfo import ZoneInfo
 from psycopg.types.json import Jsonb
 
 from ..auth.authenticate import Caller
+from ..db import Database
 from ..errors import NotFound
 from ..queries import queries
 from .findings import (Finding, nightly_rates_findings, penalty_claim_differs, shortfall,
                        unmapped_codes)
 from .inventory import lock_nights, release_inventory, rooms_wanted, take_inventory
-from .penalty import penalty_for_cancellation
+from .penalty import pushed_reservation_penalty
 from .reconciliation import reconciliation_of, record_reconciliation
 from .schemas import ReservationCancelRequestSchema, ModifyRequestSchema
 from .state import shown, to_json, with_modification
@@ -28,8 +29,24 @@ from .state import shown, to_json, with_modification
 ORPHAN = "orphan_cancellation"
 
 
-def push_reservation(conn, caller: Caller, reservation: dict, raw: str,
+def push_reservation(db: Database, caller: Caller, reservation: dict, raw: str,
                      request_id: str) -> dict:
+    return db.run(_push, caller, reservation, raw, request_id)
+
+
+def cancel_reservation(db: Database, caller: Caller, reference: str, cancel: dict, raw: str,
+                       request_id: str, now: dt.datetime) -> dict:
+    """`now`: when the cancellation arrived, the day its penalty is judged on when the partner
+    sends no `cancelled_at`."""
+    return db.run(_cancel, caller, reference, cancel, raw, request_id, now)
+
+
+def modify_reservation(db: Database, caller: Caller, reference: str, modification: dict,
+                       raw: str, request_id: str) -> dict:
+    return db.run(_modify, caller, reference, modification, raw, request_id)
+
+
+def _push(conn, caller: Caller, reservation: dict, raw: str, request_id: str) -> dict:
     q = queries().reservations
     row = _claim(conn, caller, reservation["partner_reference"], reservation["status"])
     original = q.latest_delivery(conn, reservation_id=row["id"], kind="create", payload=raw)
@@ -76,8 +93,8 @@ def push_reservation(conn, caller: Caller, reservation: dict, raw: str,
     return _answer(conn, row["id"], delivery, [f.public() for f in findings])
 
 
-def cancel_reservation(conn, caller: Caller, reference: str, cancel: dict, raw: str,
-                       request_id: str) -> dict:
+def _cancel(conn, caller: Caller, reference: str, cancel: dict, raw: str,
+            request_id: str, now: dt.datetime) -> dict:
     q = queries().reservations
     row = _claim(conn, caller, reference, "cancelled")
     original = q.latest_delivery(conn, reservation_id=row["id"], kind="cancel", payload=raw)
@@ -92,14 +109,14 @@ def cancel_reservation(conn, caller: Caller, reference: str, cancel: dict, raw: 
                              penalty_claim_currency=cancel.get("penalty_currency"))
     else:
         release_inventory(conn, row["id"])
-        findings = _settle_penalty(conn, row["id"], row["state"], cancel,
-                                   delivery["received_at"], row["timezone"])
+        findings = _settle_penalty(conn, row["id"], row["state"], cancel, now,
+                                   row["timezone"])
     record_reconciliation(conn, row["id"], delivery["version"], findings)
     return _answer(conn, row["id"], delivery, [f.public() for f in findings], cancel=True)
 
 
-def modify_reservation(conn, caller: Caller, reference: str, modification: dict, raw: str,
-                       request_id: str) -> dict:
+def _modify(conn, caller: Caller, reference: str, modification: dict, raw: str,
+            request_id: str) -> dict:
     q = queries().reservations
     row = _claim(conn, caller, reference, "modified")
     original = q.latest_delivery(conn, reservation_id=row["id"], kind="modify", payload=raw)
@@ -173,7 +190,7 @@ def _settle_penalty(conn, reservation_id: int, state: dict, cancel: dict,
     """The service's penalty (contract 10), kept beside the partner's claim."""
     currency = state["net_currency"]
     deadline = state.get("cancellation_deadline")
-    amount = penalty_for_cancellation(
+    amount = pushed_reservation_penalty(
         net_amount=Decimal(state["net_amount"]), currency=currency,
         non_refundable=bool(state.get("is_non_refundable")),
         deadline=dt.date.fromisoformat(deadline) if deadline else None,

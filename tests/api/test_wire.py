@@ -400,6 +400,6 @@ def test_schemas_load_the_body_parsed_by_the_wire_rules(app):
     from connectivity.api import PreParsedJsonParser
     with app.test_request_context("/x", method="POST", data=b'{"a": 1}',
                                   content_type="application/json"):
-        assert PreParsedJsonParser()._raw_load_json(request) == {"a": 1}
+        assert PreParsedJsonParser().load_json(request, None) == {"a": 1}
         g.json_body = {"kept": True}
-        assert PreParsedJsonParser()._raw_load_json(request) == {"kept": True}
+        assert PreParsedJsonParser().load_json(request, None) == {"kept": True}

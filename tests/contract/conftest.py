@@ -25,15 +25,20 @@ def keys(catalog, issue):
 
 
 class SigningMiddleware:
-    """Signs each request as it reaches the application, over exactly the target and body sent,
-    with a fresh nonce and timestamp: whatever a test client or fuzzer built, the signature
-    matches what the service receives. Credentials the sender put in are replaced."""
+    """Signs each request that names the key (`X-Api-Key-Id`, the description's `signed`
+    scheme) as it reaches the application, over exactly the target and body sent, with a fresh
+    nonce and timestamp: whatever a test client or fuzzer built, the signature matches what the
+    service receives. A request without that header, or naming another key (a fuzzer's probe
+    of what happens without credentials), goes on unsigned."""
 
     def __init__(self, app, token: str):
         self.app = app
         self.token = token
+        self.key_id = token.partition(".")[0]
 
     def __call__(self, environ, start_response):
+        if environ.get("HTTP_X_API_KEY_ID") != self.key_id:
+            return self.app(environ, start_response)
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else b""
         environ["wsgi.input"] = BytesIO(body)

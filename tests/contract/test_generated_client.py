@@ -131,7 +131,7 @@ def test_recommended_call_order_through_a_generated_client(generated, server, ke
     # The hotel's channel manager loads rates and inventory first: without them nothing is
     # sellable. 10 ACME-DBL rooms, 120.00 a night on ACME-BAR.
     ari_items = [models.AriItem(room_type_code="ACME-DBL", rate_plan_code="ACME-BAR", date=night,
-                                availability=10, rate=120.0, currency="EUR")
+                                availability=10, rate=120.0, currency=models.CurrencyCode.EUR)
                  for night in NIGHTS]
     seeded = ok(op("ari", "put_ari").sync_detailed(
         client=push, body=models.AriRequest(hotel_code="ACME-LIS", items=ari_items)), 202)
@@ -172,7 +172,7 @@ def test_recommended_call_order_through_a_generated_client(generated, server, ke
     contact = models.Contact(first_name="Ana", last_name="Silva", email="ana@example.com")
     booking_request = models.BookingRequest(
         partner_reference="GEN-BKG-1", check_in=day(0), check_out=day(2), rooms=1,
-        guests=guests, contact=contact, total_amount=quote.total_amount, currency="EUR",
+        guests=guests, contact=contact, total_amount=quote.total_amount, currency=models.CurrencyCode.EUR,
         quote_token=quote.quote_token, **room)
     booked = ok(op("bookings", "create_booking").sync_detailed(client=pull, body=booking_request),
                 201)
@@ -208,7 +208,8 @@ def test_recommended_call_order_through_a_generated_client(generated, server, ke
                 room_type_code="ACME-DBL", rate_plan_code="ACME-BAR", quantity=1, adults=2,
                 nightly_rates=[models.NightlyRate(date=day(i), amount=100.0) for i in range(2)])],
             guests=[models.ReservationGuest(room_number=1, first_name="Eva", is_adult=True)],
-            net_amount=170.0, net_currency="EUR", sell_amount=200.0, sell_currency="EUR")
+            net_amount=170.0, net_currency=models.CurrencyCode.EUR, sell_amount=200.0,
+            sell_currency=models.CurrencyCode.EUR)
 
     delivered = ok(op("reservations", "push_reservation").sync_detailed(
         client=push, body=reservation("GEN-RES-1")), 201)
@@ -221,7 +222,7 @@ def test_recommended_call_order_through_a_generated_client(generated, server, ke
         client=push, body=reservation("GEN-RES-2")), 201)
     modified = ok(op("reservations", "modify_reservation").sync_detailed(
         "GEN-RES-2", client=push, body=models.ModifyRequest(
-            check_in=day(0), check_out=day(3), net_amount=255.0, net_currency="EUR",
+            check_in=day(0), check_out=day(3), net_amount=255.0, net_currency=models.CurrencyCode.EUR,
             rooms=[models.ModifiedRoom(room_type_code="ACME-DBL", quantity=1, adults=2)])))
     assert modified.reservation.status.value == "modified"
     assert modified.reservation.check_out == day(3)

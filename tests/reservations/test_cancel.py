@@ -135,3 +135,31 @@ def test_cancel_without_a_body(client, push, lisbon, db):
     response = client.post(API + "/reservations/CM-1/cancel", headers=push)
     assert assert_envelope_success(response)["reservation"]["status"] == "cancelled"
     assert available(db, "DBL") == [5] * 6
+
+
+@pytest.mark.parametrize("arrives, penalty", [
+    # 12:00 UTC is the same day in Lisbon, summer or winter: on the deadline day it is free,
+    # the day after it costs the whole net amount.
+    (lambda deadline: dt.datetime.combine(deadline, dt.time(12), dt.timezone.utc), 0),
+    (lambda deadline: dt.datetime.combine(deadline + dt.timedelta(days=1), dt.time(12),
+                                          dt.timezone.utc), 170),
+])
+def test_without_cancelled_at_the_penalty_day_is_the_given_arrival_in_hotel_time(
+        db, issue, push, lisbon, client, arrives, penalty):
+    """The use case judges the deadline by the `now` it is given (the route reads the clock
+    once), as the day it is at the hotel."""
+    from connectivity.auth.authenticate import Caller
+    from connectivity.reservations.service import cancel_reservation
+
+    deadline = day(-1)
+    assert_envelope_success(post(client, "/reservations", reservation(
+        cancellation_deadline=deadline.isoformat()), push), 201)
+    partner_id = db.run(lambda c: c.execute("SELECT id FROM partners WHERE code = 'acme'")
+                        .fetchone()["id"])
+    caller = Caller(key_id="k", key_name="k", environment="sandbox", partner_id=partner_id,
+                    partner_code="acme", partner_name="Acme",
+                    scopes=frozenset({"reservation.cancel"}), requires_signature=False,
+                    rate_limit_per_minute=60, expires_at=None, has_mapped_properties=True,
+                    count_mapped_properties=lambda: 1)
+    data = cancel_reservation(db, caller, "CM-1", {}, "{}", "req-1", arrives(deadline))
+    assert data["penalty"]["amount"] == penalty

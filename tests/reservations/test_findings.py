@@ -9,7 +9,7 @@ import pytest
 
 from connectivity.reservations.findings import (nightly_rates_findings, penalty_claim_differs,
                                                 shortfall, unmapped_codes)
-from connectivity.reservations.penalty import penalty_for_cancellation
+from connectivity.reservations.penalty import pushed_reservation_penalty
 
 D = dt.date(2027, 3, 10)
 
@@ -23,15 +23,15 @@ D = dt.date(2027, 3, 10)
     (False, D + dt.timedelta(days=1), D, Decimal("0.00")),
 ])
 def test_penalty(non_refundable, deadline, cancelled_on, expected):
-    assert penalty_for_cancellation(net_amount=Decimal("99.99"), currency="EUR",
-                                    non_refundable=non_refundable, deadline=deadline,
-                                    cancelled_on=cancelled_on) == expected
+    assert pushed_reservation_penalty(net_amount=Decimal("99.99"), currency="EUR",
+                                      non_refundable=non_refundable, deadline=deadline,
+                                      cancelled_on=cancelled_on) == expected
 
 
 def test_penalty_is_rounded_to_the_currency():
-    assert penalty_for_cancellation(net_amount=Decimal("1000.6"), currency="JPY",
-                                    non_refundable=True, deadline=None,
-                                    cancelled_on=D) == Decimal("1001")
+    assert pushed_reservation_penalty(net_amount=Decimal("1000.6"), currency="JPY",
+                                      non_refundable=True, deadline=None,
+                                      cancelled_on=D) == Decimal("1001")
 
 
 @pytest.mark.parametrize("claim, currency, differs", [

@@ -59,3 +59,19 @@ SELECT id
    AND coalesce(started_at, received_at) < now() - make_interval(secs => :older_than_seconds)
  ORDER BY received_at
  LIMIT :max_count;
+
+-- name: prune_batch_items(retention_days, max_count)
+-- Drops the items of up to max_count finished batches applied more than retention_days ago;
+-- status, counts and rejected rows (the outcome GET /ari/batches shows) stay. SKIP LOCKED: two
+-- operators' runs share the work instead of waiting on each other.
+WITH old AS (
+    SELECT id FROM ari_batches
+     WHERE items_pruned_at IS NULL AND status IN ('applied', 'partially_applied', 'rejected')
+       AND applied_at < now() - make_interval(days => :retention_days)
+     ORDER BY applied_at
+     LIMIT :max_count
+       FOR UPDATE SKIP LOCKED
+)
+UPDATE ari_batches b SET items = '[]'::jsonb, items_pruned_at = now()
+  FROM old WHERE b.id = old.id
+RETURNING b.id;

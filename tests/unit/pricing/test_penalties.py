@@ -11,9 +11,9 @@ import pytest
 from connectivity.pricing import (
     CancellationPolicy,
     PenaltyTier,
+    booking_policy_penalty,
     convert,
     hours_before_check_in,
-    penalty_for_cancellation,
     round_money,
 )
 
@@ -76,7 +76,7 @@ def test_naive_now_is_refused():
 ])
 def test_tier_boundary_with_real_hours(now, applies):
     hours = hours_before_check_in(now, dt.date(2026, 3, 30), LISBON)
-    penalty = penalty_for_cancellation(policy((48, "nights", 1)), [D("100.00"), D("90.00")],
+    penalty = booking_policy_penalty(policy((48, "nights", 1)), [D("100.00"), D("90.00")],
                                        D("190.00"), hours, "EUR")
     assert penalty == (D("100.00") if applies else D("0.00"))
 
@@ -121,21 +121,21 @@ TO_USD = lambda amount: round_money(convert(amount, D("1.0850")), "USD")  # noqa
     pytest.param(policy((24, "nights", 1), (72, "percent", 50)), 10, "180.00",
                  id="tier order does not matter"),
 ])
-def test_penalty_for_cancellation(the_policy, hours, penalty):
-    result = penalty_for_cancellation(the_policy, NIGHTS, TOTAL, hours, "EUR")
+def test_booking_policy_penalty(the_policy, hours, penalty):
+    result = booking_policy_penalty(the_policy, NIGHTS, TOTAL, hours, "EUR")
     assert str(result) == penalty
 
 
 def test_amount_tier_is_converted_like_prices():
     # The booking is in USD; the tier's 50 is in the plan's EUR: 50 * 1.085 = 54.25 USD.
     usd_nights = [D("108.50"), D("130.20"), D("151.90")]
-    result = penalty_for_cancellation(policy((48, "amount", 50)), usd_nights, D("390.60"), 1,
+    result = booking_policy_penalty(policy((48, "amount", 50)), usd_nights, D("390.60"), 1,
                                       "USD", amount_converter=TO_USD)
     assert result == D("54.25")
 
 
 def test_amount_tier_converted_is_capped_at_total():
-    result = penalty_for_cancellation(policy((48, "amount", 500)), [D("100.00")], D("100.00"),
+    result = booking_policy_penalty(policy((48, "amount", 500)), [D("100.00")], D("100.00"),
                                       1, "USD", amount_converter=TO_USD)
     assert result == D("100.00")
 
@@ -147,12 +147,12 @@ def test_amount_tier_converted_is_capped_at_total():
     ("KWD", [D("30.125")], D("30.125"), policy(non_refundable=True), "30.125"),
 ])
 def test_penalty_is_rounded_to_the_currency(currency, nights, total, the_policy, penalty):
-    assert str(penalty_for_cancellation(the_policy, nights, total, 0, currency)) == penalty
+    assert str(booking_policy_penalty(the_policy, nights, total, 0, currency)) == penalty
 
 
 def test_negative_total_is_refused():
     with pytest.raises(ValueError):
-        penalty_for_cancellation(policy(), [], D("-1"), 0, "EUR")
+        booking_policy_penalty(policy(), [], D("-1"), 0, "EUR")
 
 
 # --- the policy's dict shape --------------------------------------------------------------

@@ -13,6 +13,7 @@ from connectivity.pricing import (
     FxTable,
     NightInput,
     NightRestrictions,
+    booking_policy_penalty,
     convert,
     convert_nights,
     effective,
@@ -20,7 +21,6 @@ from connectivity.pricing import (
     hours_before_check_in,
     minor_units,
     normalise_occupancy,
-    penalty_for_cancellation,
     quote_in_currency,
     round_money,
 )
@@ -101,7 +101,7 @@ def test_fx_then_summing_rounded_nights_equals_the_reported_total(stay, rate, ta
 def test_penalty_is_between_zero_and_the_total(policy, nights, hours, currency, fx):
     nights = [round_money(n, currency) for n in nights]
     total = sum(nights)
-    penalty = penalty_for_cancellation(
+    penalty = booking_policy_penalty(
         policy, nights, total, hours, currency,
         amount_converter=lambda amount: round_money(convert(amount, fx), currency))
     assert Decimal(0) <= penalty <= total
@@ -116,8 +116,8 @@ def test_penalty_is_between_zero_and_the_total(policy, nights, hours, currency, 
        st.decimals(min_value=0, max_value=100, places=2))
 def test_penalty_never_falls_as_check_in_approaches(policy, nights, hours, closer_by):
     total = sum(nights)
-    early = penalty_for_cancellation(policy, nights, total, hours, "EUR")
-    late = penalty_for_cancellation(policy, nights, total, hours - closer_by, "EUR")
+    early = booking_policy_penalty(policy, nights, total, hours, "EUR")
+    late = booking_policy_penalty(policy, nights, total, hours - closer_by, "EUR")
     assert late >= early
 
 
