@@ -1,9 +1,14 @@
 """The RQ jobs of the ARI push. They take a batch id, never an object, and import no Flask app:
 the worker process gives them their database (`use_database`), else they build one from the
-environment as the Procfile's worker runs."""
+environment as the Procfile's worker runs.
+
+The worker runs jobs in its own process (worker.py), so the database and its pool live as long
+as the worker, and `cancel_statement_in_hand` can reach the job's connection from the worker's
+SIGTERM handling."""
 
 from __future__ import annotations
 
+import psycopg
 import structlog
 
 from ..db import Database
@@ -14,6 +19,8 @@ from .apply import apply_batch
 log = structlog.get_logger(__name__)
 
 _database: Database | None = None
+# The connection of the apply transaction in hand, while a job runs one.
+_in_hand: psycopg.Connection | None = None
 
 
 def use_database(db: Database) -> None:
@@ -38,10 +45,30 @@ def database() -> Database:
 
 
 def apply_ari_batch(batch_id: str) -> dict | None:
-    outcome = apply_batch(database(), batch_id)
+    global _in_hand
+    try:
+        outcome = apply_batch(database(), batch_id, on_connection=_hold)
+    finally:
+        _in_hand = None
     log.info("ari_batch_applied" if outcome else "ari_batch_already_finished",
              batch_id=batch_id, **(outcome or {}))
     return outcome
+
+
+def _hold(conn: psycopg.Connection) -> None:
+    global _in_hand
+    _in_hand = conn
+
+
+def cancel_statement_in_hand() -> bool:
+    """Ask PostgreSQL to cancel the statement the job is running, if any (from another thread):
+    the job then fails with QueryCanceled, its transaction rolled back, and RQ retries it. True
+    when there was a transaction to cancel."""
+    conn = _in_hand
+    if conn is None or conn.closed:
+        return False
+    conn.cancel_safe(timeout=5.0)
+    return True
 
 
 def batch_job_failed(job, connection, exc_type, exc_value, traceback) -> None:

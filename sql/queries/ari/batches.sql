@@ -20,20 +20,46 @@ SELECT id AS batch_id, kind, hotel_code, status, item_count, applied_count, reje
   FROM ari_batches
  WHERE id = :id AND partner_id = :partner_id AND environment = :environment;
 
--- name: mark_processing(id)!
+-- name: mark_processing(id)^
 -- Committed on its own before the apply, so GET /ari/batches shows the work in hand; a batch
--- already finished is left alone.
+-- already finished is left alone (and no row comes back: its job has nothing to do).
 UPDATE ari_batches SET status = 'processing', attempts = attempts + 1,
        started_at = clock_timestamp()
- WHERE id = :id AND status IN ('queued', 'processing');
-
--- name: lock_unfinished_batch(id)^
--- The apply's first statement: a second run of the same batch waits here, then finds it
--- finished and does nothing.
-SELECT id, seq, kind, item_count
-  FROM ari_batches
  WHERE id = :id AND status IN ('queued', 'processing')
-   FOR UPDATE;
+RETURNING property_id, seq;
+
+-- name: lock_hotel(property_id)^
+-- The apply's first statement: one transaction at a time applies a hotel's batches, so a
+-- hotel's batches take effect in acceptance order however many workers run. A second worker
+-- waits here (the first's group is capped, so briefly), then finds what the first applied
+-- finished. Held to the end of the transaction; the two-key form keeps these locks apart from
+-- the one-key migration lock. Ids past 2^31 only share a lock with another hotel.
+SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
+                             mod(:property_id, 2147483648)::integer) IS NULL AS locked;
+
+-- name: claim_hotel_batches(property_id, batch_id, max_batches, max_items)
+-- The hotel's unfinished batches, oldest first: the first whatever its size, then those waiting
+-- behind it while the group stays within max_batches and max_items. Locked for this
+-- transaction, which applies them all and finishes each with its own outcome; each counts an
+-- attempt (the job's own batch, batch_id, counted it in mark_processing), so a batch of a group
+-- rolled back and applied again shows 2. Read after lock_hotel, so it sees what the previous
+-- holder of the hotel finished.
+WITH waiting AS (
+    SELECT id, row_number() OVER w AS position, sum(item_count) OVER w AS items_up_to
+      FROM ari_batches
+     WHERE property_id = :property_id AND status IN ('queued', 'processing')
+    WINDOW w AS (ORDER BY seq)
+     ORDER BY seq
+     LIMIT :max_batches
+)
+UPDATE ari_batches b
+   SET status = 'processing',
+       attempts = b.attempts + CASE WHEN b.id = :batch_id THEN 0 ELSE 1 END,
+       started_at = CASE WHEN b.id = :batch_id THEN b.started_at ELSE clock_timestamp() END
+  FROM waiting w
+ WHERE b.id = w.id AND (w.position = 1 OR w.items_up_to <= :max_items)
+   AND b.status IN ('queued', 'processing')
+RETURNING b.id, b.seq, b.kind, b.item_count;
 
 -- name: finish_batch(id, applied_count, rejected_count, rejected)!
 UPDATE ari_batches
