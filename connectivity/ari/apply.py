@@ -1,21 +1,24 @@
 """Applying accepted batches (the worker's use case): every item judged against the partner's
 mapping, the rows that can apply written in bulk, each batch's outcome recorded.
 
-A job names one batch, but a channel manager sends a stream of small batches per hotel, and
-most of a small batch's cost is the transaction around it. So the job applies its batch's hotel
-group: the hotel's unfinished batches, oldest first, as many as wait behind the first up to
-GROUP_MAX_BATCHES / GROUP_MAX_ITEMS, in ONE transaction, each batch staged, judged and finished
-with its own outcome. The jobs of the other batches of the group then find them finished and do
-nothing.
+A job names one batch, but channel managers send a stream of small batches over many hotels,
+and most of a small batch's cost is the transaction around it and the statements' planning. So
+a job applies a group in ONE transaction: its batch's hotel and the hotels of the oldest waiting
+batches, up to GROUP_MAX_BATCHES / GROUP_MAX_ITEMS, all staged and judged by one statement,
+written by one upsert per day table, and finished by one UPDATE, each batch with its own
+outcome. The jobs of the other batches of the group then find them finished and do nothing.
 
 Guarantees, all from PostgreSQL:
 - acceptance order per hotel: a transaction applies a hotel's batches only while it holds the
-  hotel's advisory lock (lock_hotel), and always takes the oldest unfinished ones first;
+  hotel's advisory lock (batches.sql lock_hotel, lock_waiting_hotels), and always takes the
+  hotel's oldest unfinished batches;
 - exactly once: a batch is claimed only while unfinished, under its row lock, and finished in
   the same transaction; a run killed midway leaves nothing behind (PostgreSQL rolls it back) and
   its batches unfinished, for the next run to apply whole."""
 
 from __future__ import annotations
+
+from collections import defaultdict
 
 from psycopg.types.json import Jsonb
 
@@ -23,64 +26,72 @@ from ..db import Database
 from ..queries import queries
 from .schemas import REJECTION_CODES
 
-# A group's bounds keep one job short: a worker that runs jobs in its own process (worker.py)
-# sends no heartbeat while a job runs, and a SIGTERM waits for the job in hand. 200 one-item
-# batches apply in ~100 ms; the first batch is taken whatever its size (up to 5,000 items).
+# A group's bounds keep one job short: the worker runs jobs in its own process (worker.py) and
+# sends no heartbeat while a job runs, and a SIGTERM waits for the job in hand. The first batch
+# is taken whatever its size (up to 5,000 items).
 GROUP_MAX_BATCHES = 200
 GROUP_MAX_ITEMS = 2000
 
 
 def apply_batch(db: Database, batch_id: str, *, on_connection=None) -> dict | None:
-    """Apply the batch (with the batches of its hotel waiting with it); the batch's outcome
-    counts, or None when it was already finished (or is not there at all), by an earlier run
-    or in another job's group.
+    """Apply the batch, with a group of other waiting batches; the batch's outcome counts (and
+    the ids of the others its group applied), or None when it was already finished (or is not there at all), by an
+    earlier run or in another job's group.
 
     `on_connection(conn)` is told the connection of each transaction before it starts work,
     so a worker stopping can cancel the statement in hand (worker.py)."""
+    q = queries().ari
     with db.connection() as conn:
-        started = queries().ari.mark_processing(conn, id=batch_id)
+        started = q.mark_processing(conn, id=batch_id)
     if started is None:
         return None
-    # Each round applies the hotel's oldest group. The batch is in it, unless more than a
-    # group's worth of the hotel's batches were waiting before it (another round), or it was
-    # finished meanwhile (then the group is all newer, or empty).
+    # The batch is in the first group unless more than a group's worth of its hotel's batches
+    # were waiting before it: then another round, each finishing the hotel's oldest.
     while True:
-        group = db.run(_apply_hotel_group, started["property_id"], batch_id, on_connection)
+        group = db.run(_apply_group, batch_id, started["property_id"], on_connection)
         if batch_id in group:
-            outcome = group[batch_id]
-            return {"applied_count": outcome["applied_count"],
-                    "rejected_count": outcome["rejected_count"], "group_size": len(group)}
-        if not group or max(outcome["seq"] for outcome in group.values()) > started["seq"]:
-            return None
+            return {**group[batch_id], "others": [b for b in group if b != batch_id]}
+        with db.connection() as conn:
+            if q.batch_unfinished(conn, id=batch_id) is None:
+                return None
 
 
-def _apply_hotel_group(conn, property_id: int, batch_id: str,
-                       on_connection) -> dict[str, dict]:
-    """The hotel's oldest group applied: {batch id: its outcome counts and seq}."""
+def _apply_group(conn, batch_id: str, property_id: int, on_connection) -> dict[str, dict]:
+    """One group applied: {batch id: its outcome counts}."""
     if on_connection is not None:
         on_connection(conn)
-    q = queries().ari
-    q.lock_hotel(conn, property_id=property_id)
-    group = sorted(q.claim_hotel_batches(conn, property_id=property_id, batch_id=batch_id,
-                                         max_batches=GROUP_MAX_BATCHES,
-                                         max_items=GROUP_MAX_ITEMS),
-                   key=lambda batch: batch["seq"])
+    group = claim_group(conn, batch_id, property_id)
     if not group:
         return {}
+    q = queries().ari
     q.create_pushed_values(conn)
-    rejected = {batch["id"]: stage_batch(conn, batch["id"]) for batch in group}
+    rejected = stage_batches(conn, [batch["id"] for batch in group])
     # One upsert per day table for the whole group: a value's seq (batch seq x 8192 + item
     # index) picks the newest per field, as it does between separate transactions.
     write_values(conn)
-    return {batch["id"]: {**finish_batch(conn, batch, rejected[batch["id"]]),
-                          "seq": batch["seq"]}
-            for batch in group}
+    return finish_batches(conn, group, rejected)
 
 
-def stage_batch(conn, batch_id: str) -> list[dict]:
-    """Stage the values of the batch's applicable items; its rejected items, as reported."""
-    return [{"index": row["index"], "code": row["code"], "message": rejection_message(row)}
-            for row in queries().ari.stage_batch_items(conn, batch_id=batch_id)]
+def claim_group(conn, batch_id: str, property_id: int) -> list[dict]:
+    """Lock the batch's hotel (waiting for a worker that holds it), then the hotels of the
+    oldest waiting batches that no other worker holds, and claim their oldest batches."""
+    q = queries().ari
+    q.lock_hotel(conn, property_id=property_id)
+    hotels = [property_id] + [row["property_id"] for row in q.lock_waiting_hotels(
+        conn, property_id=property_id, max_batches=GROUP_MAX_BATCHES)]
+    return q.claim_batches(conn, property_ids=hotels, own_property_id=property_id,
+                           batch_id=batch_id, max_batches=GROUP_MAX_BATCHES,
+                           max_items=GROUP_MAX_ITEMS)
+
+
+def stage_batches(conn, batch_ids: list[str]) -> dict[str, list[dict]]:
+    """Stage the values of the batches' applicable items; each batch's rejected items, as its
+    outcome reports them."""
+    rejected = defaultdict(list)
+    for row in queries().ari.stage_batch_items(conn, batch_ids=batch_ids):
+        rejected[row["batch_id"]].append({"index": row["index"], "code": row["code"],
+                                          "message": rejection_message(row)})
+    return rejected
 
 
 def write_values(conn) -> None:
@@ -89,11 +100,14 @@ def write_values(conn) -> None:
     q.upsert_rate_plan_days(conn)
 
 
-def finish_batch(conn, batch: dict, rejected: list[dict]) -> dict:
-    outcome = {"applied_count": batch["item_count"] - len(rejected),
-               "rejected_count": len(rejected)}
-    queries().ari.finish_batch(conn, id=batch["id"], rejected=Jsonb(rejected), **outcome)
-    return outcome
+def finish_batches(conn, group: list[dict], rejected: dict[str, list[dict]]) -> dict[str, dict]:
+    outcomes = {batch["id"]: {"applied_count": batch["item_count"] - len(rejected[batch["id"]]),
+                              "rejected_count": len(rejected[batch["id"]])}
+                for batch in group}
+    queries().ari.finish_batches(conn, outcomes=Jsonb(
+        {batch_id: {**outcome, "rejected": rejected[batch_id]}
+         for batch_id, outcome in outcomes.items()}))
+    return outcomes
 
 
 def rejection_message(row: dict) -> str:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import psycopg
 import structlog
+from rq import Queue, get_current_job
 
 from ..db import Database
 from ..queries import queries
 from ..settings import Settings
 from .apply import apply_batch
+from .queue import drop_waiting_jobs
 
 log = structlog.get_logger(__name__)
 
@@ -50,8 +52,15 @@ def apply_ari_batch(batch_id: str) -> dict | None:
         outcome = apply_batch(database(), batch_id, on_connection=_hold)
     finally:
         _in_hand = None
-    log.info("ari_batch_applied" if outcome else "ari_batch_already_finished",
-             batch_id=batch_id, **(outcome or {}))
+    if outcome is None:
+        log.info("ari_batch_already_finished", batch_id=batch_id)
+        return None
+    others = outcome.pop("others")
+    job = get_current_job()
+    dropped = (drop_waiting_jobs(Queue(job.origin, connection=job.connection), others)
+               if job is not None else 0)
+    log.info("ari_batch_applied", batch_id=batch_id, group_size=len(others) + 1,
+             jobs_dropped=dropped, **outcome)
     return outcome
 
 

@@ -6,6 +6,7 @@ every batch of the group to be applied exactly once."""
 from __future__ import annotations
 
 import psycopg
+from rq.job import Job
 
 from connectivity.ari import apply
 from connectivity.ari.apply import apply_batch
@@ -23,8 +24,8 @@ def finished(db, batch_id: str) -> dict:
                             "FROM ari_batches WHERE id = %s", (batch_id,)).fetchone()
 
 
-def test_one_job_applies_the_hotels_waiting_batches_each_with_its_own_outcome(
-        db, put, work, outcome, room_days):
+def test_one_job_applies_the_waiting_batches_each_with_its_own_outcome(db, put, work,
+                                                                        outcome, room_days):
     applied = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 1}])
     partly = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 2},
                   {"room_type_code": "NOPE", "date": day(0), "availability": 5}])
@@ -32,24 +33,39 @@ def test_one_job_applies_the_hotels_waiting_batches_each_with_its_own_outcome(
     other_hotel = put([{"room_type_code": "ACME-TWN", "date": day(0), "availability": 3}],
                       hotel_code="ACME-OPO")
 
-    # The first batch's job, run directly: its whole hotel goes in one transaction.
-    assert apply_batch(db, applied) == {"applied_count": 1, "rejected_count": 0,
-                                        "group_size": 3}
+    # The first batch's job, run directly: every waiting batch goes in one transaction.
+    result = apply_batch(db, applied)
+    assert result == {"applied_count": 1, "rejected_count": 0, "others": [
+        partly, refused, other_hotel]}
     assert [outcome(b)["status"] for b in (applied, partly, refused, other_hotel)] == [
-        "applied", "partially_applied", "rejected", "queued"]
+        "applied", "partially_applied", "rejected", "applied"]
     assert outcome(partly)["rejected"] == [{
         "index": 1, "code": "unknown_room_type",
         "message": "room type 'NOPE' is not mapped for this hotel"}]
     assert (outcome(refused)["applied_count"], outcome(refused)["rejected_count"]) == (0, 1)
     # The newer batch's value won, as between separate transactions.
     assert room_days("LIS1", "DBL")[day(0)]["available"] == 2
+    assert room_days("OPO1", "TWN")[day(0)]["available"] == 3
 
-    # Every job runs: the three already applied do nothing, the other hotel's is applied.
+    # Every job runs (run directly above, none was dropped from the queue), and finds its batch
+    # applied: each was applied once.
     assert work() == 4
     assert [finished(db, b)["attempts"] for b in (applied, partly, refused, other_hotel)] == [
         1, 1, 1, 1]
-    assert outcome(other_hotel)["status"] == "applied"
-    assert room_days("OPO1", "TWN")[day(0)]["available"] == 3
+
+
+def test_a_group_leaves_out_the_hotels_another_worker_holds(services, db, put, outcome):
+    mine = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 1}])
+    held = put([{"room_type_code": "ACME-TWN", "date": day(0), "availability": 3}],
+               hotel_code="ACME-OPO")
+    with psycopg.connect(services.database_url) as other_worker:
+        # What a worker applying OPO1's batches holds (batches.sql lock_hotel).
+        other_worker.execute(
+            "SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'), id::integer) "
+            "FROM properties WHERE code = 'OPO1'")
+        assert apply_batch(db, mine)["others"] == []
+        assert outcome(held)["status"] == "queued"
+    assert apply_batch(db, held)["others"] == []
 
 
 def test_a_group_is_bounded_and_a_batch_behind_it_is_applied_in_a_later_round(
@@ -59,7 +75,7 @@ def test_a_group_is_bounded_and_a_batch_behind_it_is_applied_in_a_later_round(
                for n in (1, 2, 3)]
     # The last batch's job: two batches wait before it, a group holds two.
     assert apply_batch(db, batches[2]) == {"applied_count": 1, "rejected_count": 0,
-                                           "group_size": 1}
+                                           "others": []}
     rows = [finished(db, b) for b in batches]
     assert [r["status"] for r in rows] == ["applied"] * 3
     assert rows[0]["applied_at"] < rows[2]["applied_at"]  # two transactions, oldest first
@@ -72,9 +88,9 @@ def test_a_group_stops_at_the_item_bound_but_always_takes_the_oldest_batch(db, p
     big = put([{"room_type_code": "ACME-DBL", "date": day(d), "availability": 1}
                for d in range(4)])
     small = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 2}])
-    assert apply_batch(db, big)["group_size"] == 1  # 4 items: alone, over the bound
+    assert apply_batch(db, big)["others"] == []  # 4 items: alone, over the bound
     assert finished(db, small)["status"] == "queued"
-    assert apply_batch(db, small)["group_size"] == 1
+    assert apply_batch(db, small)["others"] == []
 
 
 def test_a_later_batch_of_a_hotel_waits_for_the_worker_applying_an_earlier_one(
@@ -139,8 +155,20 @@ def test_a_worker_killed_mid_group_leaves_every_batch_to_be_applied_exactly_once
     # The killed job is STARTED with a stale heartbeat; the other still waits in the queue.
     assert requeue_stranded_batches(db, batch_queue, older_than_seconds=0,
                                     heartbeat_grace_seconds=0) == [first]
-    assert work() == 2
+    # The second's job (first in the queue) applies both and drops the requeued job.
+    assert work() == 1
     assert batch_row(db, first) == {"status": "applied", "attempts": 2, "applied_count": 1}
     assert batch_row(db, second) == {"status": "applied", "attempts": 1, "applied_count": 1}
     rooms = room_days("LIS1", "DBL")
     assert (rooms[day(0)]["available"], rooms[day(1)]["available"]) == (9, 7)
+
+
+def test_the_jobs_of_a_groups_other_batches_are_dropped_from_the_queue(put, work, outcome,
+                                                                       batch_queue):
+    batches = [put([{"room_type_code": "ACME-DBL", "date": day(n), "availability": n}])
+               for n in range(5)]
+    assert batch_queue.queue.count == 5
+    assert work() == 1  # the first job's group applied all five; the four others were dropped
+    assert batch_queue.queue.count == 0
+    assert not any(Job.exists(b, connection=batch_queue.connection) for b in batches[1:])
+    assert [outcome(b)["status"] for b in batches] == ["applied"] * 5

@@ -31,25 +31,46 @@ RETURNING property_id, seq;
 -- name: lock_hotel(property_id)^
 -- The apply's first statement: one transaction at a time applies a hotel's batches, so a
 -- hotel's batches take effect in acceptance order however many workers run. A second worker
--- waits here (the first's group is capped, so briefly), then finds what the first applied
--- finished. Held to the end of the transaction; the two-key form keeps these locks apart from
--- the one-key migration lock. Ids past 2^31 only share a lock with another hotel.
+-- whose job is for this hotel waits here (a group is capped, so briefly), then finds what the
+-- first applied finished. Held to the end of the transaction; the two-key form keeps these
+-- locks apart from the one-key migration lock. Ids past 2^31 only share a lock with another
+-- hotel.
 SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
                              mod(:property_id, 2147483648)::integer) IS NULL AS locked;
 
--- name: claim_hotel_batches(property_id, batch_id, max_batches, max_items)
--- The hotel's unfinished batches, oldest first: the first whatever its size, then those waiting
--- behind it while the group stays within max_batches and max_items. Locked for this
--- transaction, which applies them all and finishes each with its own outcome; each counts an
--- attempt (the job's own batch, batch_id, counted it in mark_processing), so a batch of a group
--- rolled back and applied again shows 2. Read after lock_hotel, so it sees what the previous
--- holder of the hotel finished.
+-- name: lock_waiting_hotels(property_id, max_batches)
+-- The other hotels of the oldest waiting batches whose lock this transaction can take at once
+-- (those another worker holds are left to it), so one transaction applies a stream spread over
+-- many hotels. Never waits: the hotel this transaction waited for is its only blocking lock,
+-- so two workers cannot deadlock on hotels.
+WITH oldest AS MATERIALIZED (
+    SELECT property_id, min(seq) AS first_seq
+      FROM (SELECT property_id, seq FROM ari_batches
+             WHERE status IN ('queued', 'processing') AND property_id <> :property_id
+             ORDER BY received_at
+             LIMIT :max_batches) AS waiting
+     GROUP BY property_id
+)
+SELECT property_id
+  FROM oldest
+ WHERE pg_try_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
+                                 mod(property_id, 2147483648)::integer)
+ ORDER BY first_seq;
+
+-- name: claim_batches(property_ids, own_property_id, batch_id, max_batches, max_items)
+-- The unfinished batches of the hotels this transaction holds: the own hotel's first (the job's
+-- batch is there), then the others oldest first; the first whatever its size, then while the
+-- group stays within max_batches and max_items. Each hotel's share is its oldest batches, so
+-- its batches take effect in acceptance order. Locked for this transaction, which applies them
+-- all and finishes each with its own outcome; each counts an attempt (the job's own batch,
+-- batch_id, counted it in mark_processing), so a batch of a group rolled back and applied again
+-- shows 2. Read after the hotel locks, so it sees what their previous holders finished.
 WITH waiting AS (
     SELECT id, row_number() OVER w AS position, sum(item_count) OVER w AS items_up_to
       FROM ari_batches
-     WHERE property_id = :property_id AND status IN ('queued', 'processing')
-    WINDOW w AS (ORDER BY seq)
-     ORDER BY seq
+     WHERE property_id = ANY(:property_ids) AND status IN ('queued', 'processing')
+    WINDOW w AS (ORDER BY property_id <> :own_property_id, seq)
+     ORDER BY property_id <> :own_property_id, seq
      LIMIT :max_batches
 )
 UPDATE ari_batches b
@@ -61,15 +82,22 @@ UPDATE ari_batches b
    AND b.status IN ('queued', 'processing')
 RETURNING b.id, b.seq, b.kind, b.item_count;
 
--- name: finish_batch(id, applied_count, rejected_count, rejected)!
-UPDATE ari_batches
-   SET status = CASE WHEN :rejected_count = 0 THEN 'applied'
-                     WHEN :applied_count = 0 THEN 'rejected'
+-- name: finish_batches(outcomes)!
+-- Every batch of a group with its own outcome, in one statement: outcomes is a JSON object
+-- {batch id: {"applied_count", "rejected_count", "rejected"}}.
+UPDATE ari_batches b
+   SET status = CASE WHEN (o.outcome->>'rejected_count')::integer = 0 THEN 'applied'
+                     WHEN (o.outcome->>'applied_count')::integer = 0 THEN 'rejected'
                      ELSE 'partially_applied' END,
-       applied_count = :applied_count, rejected_count = :rejected_count,
+       applied_count = (o.outcome->>'applied_count')::integer,
+       rejected_count = (o.outcome->>'rejected_count')::integer,
        -- The moment the outcome is written, not the transaction's start (now()).
-       rejected = :rejected, applied_at = clock_timestamp(), failure = NULL
- WHERE id = :id;
+       rejected = o.outcome->'rejected', applied_at = clock_timestamp(), failure = NULL
+  FROM jsonb_each(:outcomes) AS o(id, outcome)
+ WHERE b.id = o.id;
+
+-- name: batch_unfinished(id)^
+SELECT 1 AS unfinished FROM ari_batches WHERE id = :id AND status IN ('queued', 'processing');
 
 -- name: fail_batch(id, failure)!
 -- Processing itself failed, after the job's retries: reported, and left for an operator.
