@@ -45,22 +45,25 @@ def apply_batch(db: Database, batch_id: str, *, on_connection=None) -> dict | No
         started = q.mark_processing(conn, id=batch_id)
     if started is None:
         return None
-    # The batch is in the first group unless more than a group's worth of its hotel's batches
-    # were waiting before it: then another round, each finishing the hotel's oldest.
+    # The batch is in the first group unless another worker holds its hotel, or more than a
+    # group's worth of its hotel's batches were waiting before it: then another round. A round
+    # that could do nothing else waits for the hotel.
+    wait = False
     while True:
-        group = db.run(_apply_group, batch_id, started["property_id"], on_connection)
+        group = db.run(_apply_group, started["property_id"], wait, on_connection)
         if batch_id in group:
             return {**group[batch_id], "others": [b for b in group if b != batch_id]}
         with db.connection() as conn:
             if q.batch_unfinished(conn, id=batch_id) is None:
                 return None
+        wait = not group
 
 
-def _apply_group(conn, batch_id: str, property_id: int, on_connection) -> dict[str, dict]:
+def _apply_group(conn, property_id: int, wait: bool, on_connection) -> dict[str, dict]:
     """One group applied: {batch id: its outcome counts}."""
     if on_connection is not None:
         on_connection(conn)
-    group = claim_group(conn, batch_id, property_id)
+    group = claim_group(conn, property_id, wait)
     if not group:
         return {}
     q = queries().ari
@@ -72,16 +75,20 @@ def _apply_group(conn, batch_id: str, property_id: int, on_connection) -> dict[s
     return finish_batches(conn, group, rejected)
 
 
-def claim_group(conn, batch_id: str, property_id: int) -> list[dict]:
-    """Lock the batch's hotel (waiting for a worker that holds it), then the hotels of the
-    oldest waiting batches that no other worker holds, and claim their oldest batches."""
+def claim_group(conn, property_id: int, wait: bool) -> list[dict]:
+    """Lock the job's hotel (waiting for the worker that holds it only if `wait`), then the
+    hotels of the oldest waiting batches that no other worker holds, and claim their oldest
+    batches, the job's hotel's first."""
     q = queries().ari
-    q.lock_hotel(conn, property_id=property_id)
-    hotels = [property_id] + [row["property_id"] for row in q.lock_waiting_hotels(
-        conn, property_id=property_id, max_batches=GROUP_MAX_BATCHES)]
+    if wait:
+        q.lock_hotel(conn, property_id=property_id)
+    own = wait or q.try_lock_hotel(conn, property_id=property_id)
+    others = q.lock_waiting_hotels(conn, property_id=property_id, window=2 * GROUP_MAX_BATCHES)
+    hotels = ([property_id] if own else []) + [row["property_id"] for row in others]
+    if not hotels:
+        return []
     return q.claim_batches(conn, property_ids=hotels, own_property_id=property_id,
-                           batch_id=batch_id, max_batches=GROUP_MAX_BATCHES,
-                           max_items=GROUP_MAX_ITEMS)
+                           max_batches=GROUP_MAX_BATCHES, max_items=GROUP_MAX_ITEMS)
 
 
 def stage_batches(conn, batch_ids: list[str]) -> dict[str, list[dict]]:

@@ -5,6 +5,8 @@ every batch of the group to be applied exactly once."""
 
 from __future__ import annotations
 
+import threading
+
 import psycopg
 from rq.job import Job
 
@@ -155,9 +157,10 @@ def test_a_worker_killed_mid_group_leaves_every_batch_to_be_applied_exactly_once
     # The killed job is STARTED with a stale heartbeat; the other still waits in the queue.
     assert requeue_stranded_batches(db, batch_queue, older_than_seconds=0,
                                     heartbeat_grace_seconds=0) == [first]
-    # The second's job (first in the queue) applies both and drops the requeued job.
+    # The second's job (first in the queue) applies both and drops the requeued job. The first
+    # counts the one attempt its own job started (the group found it `processing`).
     assert work() == 1
-    assert batch_row(db, first) == {"status": "applied", "attempts": 2, "applied_count": 1}
+    assert batch_row(db, first) == {"status": "applied", "attempts": 1, "applied_count": 1}
     assert batch_row(db, second) == {"status": "applied", "attempts": 1, "applied_count": 1}
     rooms = room_days("LIS1", "DBL")
     assert (rooms[day(0)]["available"], rooms[day(1)]["available"]) == (9, 7)
@@ -172,3 +175,35 @@ def test_the_jobs_of_a_groups_other_batches_are_dropped_from_the_queue(put, work
     assert batch_queue.queue.count == 0
     assert not any(Job.exists(b, connection=batch_queue.connection) for b in batches[1:])
     assert [outcome(b)["status"] for b in batches] == ["applied"] * 5
+
+
+def test_a_job_whose_hotel_another_worker_holds_applies_other_hotels_then_waits_for_its_own(
+        services, db, put, outcome):
+    mine = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 1}])
+    other = put([{"room_type_code": "ACME-TWN", "date": day(0), "availability": 3}],
+                hotel_code="ACME-OPO")
+    result = {}
+    with psycopg.connect(services.database_url) as other_worker:
+        # What a worker applying LIS1's batches holds (batches.sql try_lock_hotel).
+        other_worker.execute(
+            "SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'), id::integer) "
+            "FROM properties WHERE code = 'LIS1'")
+        job = threading.Thread(target=lambda: result.update(outcome=apply_batch(db, mine)))
+        job.start()
+        try:
+            assert wait_for(lambda: outcome(other)["status"] == "applied", 60)
+            # Then it waits for the hotel, its own batch untouched.
+            assert wait_for(lambda: any(row[0] == "Lock" for row in lock_waits(services)), 60)
+            assert outcome(mine)["status"] == "processing"
+        finally:
+            other_worker.rollback()
+            job.join(60)
+    assert result["outcome"] == {"applied_count": 1, "rejected_count": 0, "others": []}
+    assert outcome(mine)["status"] == "applied"
+
+
+def lock_waits(services) -> list:
+    with psycopg.connect(services.database_url, autocommit=True) as conn:
+        return conn.execute("SELECT wait_event_type FROM pg_stat_activity "
+                            "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                            "AND wait_event_type = 'Lock'").fetchall()

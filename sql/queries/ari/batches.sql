@@ -28,27 +28,34 @@ UPDATE ari_batches SET status = 'processing', attempts = attempts + 1,
  WHERE id = :id AND status IN ('queued', 'processing')
 RETURNING property_id, seq;
 
+-- name: try_lock_hotel(property_id)$
+-- One transaction at a time applies a hotel's batches, so a hotel's batches take effect in
+-- acceptance order however many workers run: a transaction applies only the batches of hotels
+-- whose advisory lock it holds. Taken without waiting: a worker whose job's hotel another holds
+-- applies other hotels' batches meanwhile. Held to the end of the transaction; the two-key form
+-- keeps these locks apart from the one-key migration lock. Ids past 2^31 only share a lock with
+-- another hotel.
+SELECT pg_try_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
+                                 mod(:property_id, 2147483648)::integer);
+
 -- name: lock_hotel(property_id)^
--- The apply's first statement: one transaction at a time applies a hotel's batches, so a
--- hotel's batches take effect in acceptance order however many workers run. A second worker
--- whose job is for this hotel waits here (a group is capped, so briefly), then finds what the
--- first applied finished. Held to the end of the transaction; the two-key form keeps these
--- locks apart from the one-key migration lock. Ids past 2^31 only share a lock with another
--- hotel.
+-- The same lock, waited for: taken first in its transaction, by a job that found nothing else to
+-- do while another worker held its hotel. It then finds what that worker finished.
 SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
                              mod(:property_id, 2147483648)::integer) IS NULL AS locked;
 
--- name: lock_waiting_hotels(property_id, max_batches)
--- The other hotels of the oldest waiting batches whose lock this transaction can take at once
--- (those another worker holds are left to it), so one transaction applies a stream spread over
--- many hotels. Never waits: the hotel this transaction waited for is its only blocking lock,
--- so two workers cannot deadlock on hotels.
+-- name: lock_waiting_hotels(property_id, window)
+-- The other hotels of the oldest :window waiting batches whose lock this transaction can take
+-- at once (those another worker holds are left to it), so one transaction applies a stream
+-- spread over many hotels. The window is wider than a group: the oldest batches may be those
+-- another worker is applying. Never waits: a hotel lock waited for (lock_hotel) is only ever
+-- the first lock of its transaction, so two workers cannot deadlock on hotels.
 WITH oldest AS MATERIALIZED (
     SELECT property_id, min(seq) AS first_seq
       FROM (SELECT property_id, seq FROM ari_batches
              WHERE status IN ('queued', 'processing') AND property_id <> :property_id
              ORDER BY received_at
-             LIMIT :max_batches) AS waiting
+             LIMIT :window) AS waiting
      GROUP BY property_id
 )
 SELECT property_id
@@ -57,14 +64,15 @@ SELECT property_id
                                  mod(property_id, 2147483648)::integer)
  ORDER BY first_seq;
 
--- name: claim_batches(property_ids, own_property_id, batch_id, max_batches, max_items)
+-- name: claim_batches(property_ids, own_property_id, max_batches, max_items)
 -- The unfinished batches of the hotels this transaction holds: the own hotel's first (the job's
 -- batch is there), then the others oldest first; the first whatever its size, then while the
 -- group stays within max_batches and max_items. Each hotel's share is its oldest batches, so
 -- its batches take effect in acceptance order. Locked for this transaction, which applies them
--- all and finishes each with its own outcome; each counts an attempt (the job's own batch,
--- batch_id, counted it in mark_processing), so a batch of a group rolled back and applied again
--- shows 2. Read after the hotel locks, so it sees what their previous holders finished.
+-- all and finishes each with its own outcome. A batch taken from `queued` counts an attempt
+-- here; one already `processing` was counted by its own job (mark_processing), even when that
+-- job waits for its hotel while this group applies the batch. Read after the hotel locks, so
+-- it sees what their previous holders finished.
 WITH waiting AS (
     SELECT id, row_number() OVER w AS position, sum(item_count) OVER w AS items_up_to
       FROM ari_batches
@@ -75,8 +83,8 @@ WITH waiting AS (
 )
 UPDATE ari_batches b
    SET status = 'processing',
-       attempts = b.attempts + CASE WHEN b.id = :batch_id THEN 0 ELSE 1 END,
-       started_at = CASE WHEN b.id = :batch_id THEN b.started_at ELSE clock_timestamp() END
+       attempts = b.attempts + CASE WHEN b.status = 'queued' THEN 1 ELSE 0 END,
+       started_at = CASE WHEN b.status = 'queued' THEN clock_timestamp() ELSE b.started_at END
   FROM waiting w
  WHERE b.id = w.id AND (w.position = 1 OR w.items_up_to <= :max_items)
    AND b.status IN ('queued', 'processing')
