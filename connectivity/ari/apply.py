@@ -10,7 +10,7 @@ outcome. The jobs of the other batches of the group then find them finished and 
 
 Guarantees, all from PostgreSQL:
 - acceptance order per hotel: a transaction applies a hotel's batches only while it holds the
-  hotel's advisory lock (batches.sql lock_hotel, lock_waiting_hotels), and always takes the
+  hotel's advisory lock (batches.sql try_lock_hotels, lock_hotel), and always takes the
   hotel's oldest unfinished batches;
 - exactly once: a batch is claimed only while unfinished, under its row lock, and finished in
   the same transaction; a run killed midway leaves nothing behind (PostgreSQL rolls it back) and
@@ -31,6 +31,9 @@ from .schemas import REJECTION_CODES
 # is taken whatever its size (up to 5,000 items).
 GROUP_MAX_BATCHES = 200
 GROUP_MAX_ITEMS = 2000
+# How many of the oldest waiting batches a group looks among for hotels: the first group's
+# worth may be what other workers are applying.
+HOTEL_WINDOW_BATCHES = 4 * GROUP_MAX_BATCHES
 
 
 def apply_batch(db: Database, batch_id: str, *, on_connection=None) -> dict | None:
@@ -82,13 +85,34 @@ def claim_group(conn, property_id: int, wait: bool) -> list[dict]:
     q = queries().ari
     if wait:
         q.lock_hotel(conn, property_id=property_id)
-    own = wait or q.try_lock_hotel(conn, property_id=property_id)
-    others = q.lock_waiting_hotels(conn, property_id=property_id, window=2 * GROUP_MAX_BATCHES)
-    hotels = ([property_id] if own else []) + [row["property_id"] for row in others]
+    own = wait or bool(q.try_lock_hotels(conn, property_ids=[property_id]))
+    hotels = ([property_id] if own else []) + lock_waiting_hotels(conn, property_id)
     if not hotels:
         return []
     return q.claim_batches(conn, property_ids=hotels, own_property_id=property_id,
                            max_batches=GROUP_MAX_BATCHES, max_items=GROUP_MAX_ITEMS)
+
+
+def lock_waiting_hotels(conn, property_id: int) -> list[int]:
+    """The hotels of the oldest waiting batches whose locks are free, taken a group's worth at
+    a time: a worker takes no more hotels than it can apply, so a second worker finds the next
+    ones free instead of every hotel in sight held by the first."""
+    q = queries().ari
+    waiting = q.waiting_hotels(conn, property_id=property_id, window=HOTEL_WINDOW_BATCHES)
+    held, batches, tried = [], 0, 0
+    while tried < len(waiting) and batches < GROUP_MAX_BATCHES:
+        chunk, room = [], GROUP_MAX_BATCHES - batches
+        while tried < len(waiting) and room > 0:
+            chunk.append(waiting[tried])
+            room -= waiting[tried]["batches"]
+            tried += 1
+        taken = {row["property_id"] for row in q.try_lock_hotels(
+            conn, property_ids=[hotel["property_id"] for hotel in chunk])}
+        for hotel in chunk:
+            if hotel["property_id"] in taken:
+                held.append(hotel["property_id"])
+                batches += hotel["batches"]
+    return held
 
 
 def stage_batches(conn, batch_ids: list[str]) -> dict[str, list[dict]]:

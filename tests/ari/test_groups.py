@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 import psycopg
+from psycopg.rows import dict_row
 from rq.job import Job
 
 from connectivity.ari import apply
@@ -184,7 +185,7 @@ def test_a_job_whose_hotel_another_worker_holds_applies_other_hotels_then_waits_
                 hotel_code="ACME-OPO")
     result = {}
     with psycopg.connect(services.database_url) as other_worker:
-        # What a worker applying LIS1's batches holds (batches.sql try_lock_hotel).
+        # What a worker applying LIS1's batches holds (batches.sql try_lock_hotels).
         other_worker.execute(
             "SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'), id::integer) "
             "FROM properties WHERE code = 'LIS1'")
@@ -207,3 +208,19 @@ def lock_waits(services) -> list:
         return conn.execute("SELECT wait_event_type FROM pg_stat_activity "
                             "WHERE datname = current_database() AND pid <> pg_backend_pid() "
                             "AND wait_event_type = 'Lock'").fetchall()
+
+
+def test_a_worker_takes_a_groups_worth_of_hotels_and_a_second_the_next_ones(
+        services, db, put, monkeypatch):
+    monkeypatch.setattr(apply, "GROUP_MAX_BATCHES", 1)
+    put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 1}])
+    put([{"room_type_code": "ACME-TWN", "date": day(0), "availability": 3}],
+        hotel_code="ACME-OPO")
+    with db.connection() as conn:
+        lisbon, porto = (conn.execute("SELECT id FROM properties WHERE code = %s",
+                                      (code,)).fetchone()["id"] for code in ("LIS1", "OPO1"))
+    with psycopg.connect(services.database_url, row_factory=dict_row) as first, \
+            psycopg.connect(services.database_url, row_factory=dict_row) as second:
+        # No job's own hotel (property 0): what each worker's group would take besides.
+        assert apply.lock_waiting_hotels(first, 0) == [lisbon]  # the oldest batch's hotel only
+        assert apply.lock_waiting_hotels(second, 0) == [porto]  # the next one, not none

@@ -28,41 +28,37 @@ UPDATE ari_batches SET status = 'processing', attempts = attempts + 1,
  WHERE id = :id AND status IN ('queued', 'processing')
 RETURNING property_id, seq;
 
--- name: try_lock_hotel(property_id)$
+-- name: try_lock_hotels(property_ids)
 -- One transaction at a time applies a hotel's batches, so a hotel's batches take effect in
 -- acceptance order however many workers run: a transaction applies only the batches of hotels
--- whose advisory lock it holds. Taken without waiting: a worker whose job's hotel another holds
--- applies other hotels' batches meanwhile. Held to the end of the transaction; the two-key form
--- keeps these locks apart from the one-key migration lock. Ids past 2^31 only share a lock with
--- another hotel.
-SELECT pg_try_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
-                                 mod(:property_id, 2147483648)::integer);
+-- whose advisory lock it holds. These are taken without waiting, and the ones taken come back:
+-- another worker's hotels are left to it. Held to the end of the transaction; the two-key form
+-- keeps these locks apart from the one-key migration lock. Ids past 2^31 only share a lock
+-- with another hotel.
+SELECT property_id
+  FROM unnest(CAST(:property_ids AS bigint[])) WITH ORDINALITY AS h(property_id, position)
+ WHERE pg_try_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
+                                 mod(property_id, 2147483648)::integer)
+ ORDER BY position;
 
 -- name: lock_hotel(property_id)^
--- The same lock, waited for: taken first in its transaction, by a job that found nothing else to
--- do while another worker held its hotel. It then finds what that worker finished.
+-- The same lock, waited for: taken first in its transaction (so two workers cannot deadlock on
+-- hotels), by a job that found nothing else to do while another worker held its hotel. It then
+-- finds what that worker finished.
 SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
                              mod(:property_id, 2147483648)::integer) IS NULL AS locked;
 
--- name: lock_waiting_hotels(property_id, window)
--- The other hotels of the oldest :window waiting batches whose lock this transaction can take
--- at once (those another worker holds are left to it), so one transaction applies a stream
--- spread over many hotels. The window is wider than a group: the oldest batches may be those
--- another worker is applying. Never waits: a hotel lock waited for (lock_hotel) is only ever
--- the first lock of its transaction, so two workers cannot deadlock on hotels.
-WITH oldest AS MATERIALIZED (
-    SELECT property_id, min(seq) AS first_seq
-      FROM (SELECT property_id, seq FROM ari_batches
-             WHERE status IN ('queued', 'processing') AND property_id <> :property_id
-             ORDER BY received_at
-             LIMIT :window) AS waiting
-     GROUP BY property_id
-)
-SELECT property_id
-  FROM oldest
- WHERE pg_try_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
-                                 mod(property_id, 2147483648)::integer)
- ORDER BY first_seq;
+-- name: waiting_hotels(property_id, window)
+-- The other hotels of the oldest :window waiting batches, by their oldest batch, with how many
+-- of those batches each has: the hotels a group tries to take. Wider than a group: the oldest
+-- batches may be the ones another worker is applying.
+SELECT property_id, count(*) AS batches
+  FROM (SELECT property_id, seq FROM ari_batches
+         WHERE status IN ('queued', 'processing') AND property_id <> :property_id
+         ORDER BY received_at
+         LIMIT :window) AS waiting
+ GROUP BY property_id
+ ORDER BY min(seq);
 
 -- name: claim_batches(property_ids, own_property_id, max_batches, max_items)
 -- The unfinished batches of the hotels this transaction holds: the own hotel's first (the job's
