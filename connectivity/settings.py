@@ -48,7 +48,7 @@ class Settings:
     ari_stranded_after_seconds: int = 60
     # Small ARI batches one worker process applies per second on this deployment's machines
     # (docs/operations.md 3.1): /metrics turns the accepted rate into workers needed with it.
-    ari_worker_batches_per_second: float = 250.0
+    ari_worker_batches_per_second: float = 1000.0
     # When set, GET /metrics answers only `Authorization: Bearer <metrics_token>`.
     metrics_token: str | None = None
     # How long a web process may keep a copy of a key's row (auth/keycache.py); 0 turns the
@@ -88,7 +88,7 @@ class Settings:
                 log_level=env.get("LOG_LEVEL", "INFO").upper(),
                 ari_stranded_after_seconds=int(env.get("ARI_STRANDED_AFTER_SECONDS", 60)),
                 ari_worker_batches_per_second=float(
-                    env.get("ARI_WORKER_BATCHES_PER_SECOND", 250)),
+                    env.get("ARI_WORKER_BATCHES_PER_SECOND", 1000)),
                 metrics_token=env.get("METRICS_TOKEN") or None,
                 key_cache_ttl_seconds=float(env.get("KEY_CACHE_TTL_SECONDS", 10)),
             )

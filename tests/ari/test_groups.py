@@ -224,3 +224,15 @@ def test_a_worker_takes_a_groups_worth_of_hotels_and_a_second_the_next_ones(
         # No job's own hotel (property 0): what each worker's group would take besides.
         assert apply.lock_waiting_hotels(first, 0) == [lisbon]  # the oldest batch's hotel only
         assert apply.lock_waiting_hotels(second, 0) == [porto]  # the next one, not none
+
+
+def test_a_job_whose_batch_another_workers_group_holds_leaves_it_to_that_group(
+        services, db, put, outcome):
+    batch_id = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 1}])
+    with psycopg.connect(services.database_url) as other_worker:
+        # What a worker's group holds while it applies the batch (claim_batches).
+        other_worker.execute("SELECT 1 FROM ari_batches WHERE id = %s FOR UPDATE", (batch_id,))
+        assert apply_batch(db, batch_id) is None  # at once: no wait for the other's commit
+        assert outcome(batch_id)["status"] == "queued"
+    # That group rolled back (the lock was all it held): the batch is still there to apply.
+    assert apply_batch(db, batch_id)["applied_count"] == 1

@@ -207,7 +207,7 @@ def test_the_metrics_token_is_optional_in_the_environment():
 
 def test_one_workers_rate_comes_from_the_environment_and_must_be_positive():
     required = {"DATABASE_URL": "postgresql://x", "REDIS_URL": "redis://x", "SECRET_KEY": "s" * 32}
-    assert Settings.from_env(required).ari_worker_batches_per_second == 250
+    assert Settings.from_env(required).ari_worker_batches_per_second == 1000
     assert Settings.from_env({**required, "ARI_WORKER_BATCHES_PER_SECOND": "400"}
                              ).ari_worker_batches_per_second == 400
     with pytest.raises(SettingsError, match="ARI_WORKER_BATCHES_PER_SECOND"):

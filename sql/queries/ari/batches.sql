@@ -21,11 +21,17 @@ SELECT id AS batch_id, kind, hotel_code, status, item_count, applied_count, reje
  WHERE id = :id AND partner_id = :partner_id AND environment = :environment;
 
 -- name: mark_processing(id)^
--- Committed on its own before the apply, so GET /ari/batches shows the work in hand; a batch
--- already finished is left alone (and no row comes back: its job has nothing to do).
+-- Committed on its own before the apply, so GET /ari/batches shows the work in hand. No row
+-- comes back, and its job has nothing to do, when the batch is finished, or locked: in a group
+-- another worker is applying (its jobs all come first in the queue, and each would otherwise
+-- wait for that group's commit only to find its batch finished). Should that group roll back,
+-- its own job's retry takes the batch again (it is among the oldest waiting), and recovery
+-- would requeue it in any case.
 UPDATE ari_batches SET status = 'processing', attempts = attempts + 1,
        started_at = clock_timestamp()
- WHERE id = :id AND status IN ('queued', 'processing')
+ WHERE id = (SELECT id FROM ari_batches
+              WHERE id = :id AND status IN ('queued', 'processing')
+                FOR UPDATE SKIP LOCKED)
 RETURNING property_id, seq;
 
 -- name: try_lock_hotels(property_ids)
