@@ -36,13 +36,15 @@ GROUP_MAX_ITEMS = 2000
 HOTEL_WINDOW_BATCHES = 4 * GROUP_MAX_BATCHES
 
 
-def apply_batch(db: Database, batch_id: str, *, on_connection=None) -> dict | None:
+def apply_batch(db: Database, batch_id: str, *, on_connection=None,
+                on_claimed=None) -> dict | None:
     """Apply the batch, with a group of other waiting batches; the batch's outcome counts (and
     the ids of the others its group applied), or None when it was already finished (or is not there at all), by an
     earlier run or in another job's group.
 
     `on_connection(conn)` is told the connection of each transaction before it starts work,
-    so a worker stopping can cancel the statement in hand (worker.py)."""
+    so a worker stopping can cancel the statement in hand (worker.py); `on_claimed(ids)` the
+    other batches of each group once claimed, before they are applied (jobs.py)."""
     q = queries().ari
     with db.connection() as conn:
         started = q.mark_processing(conn, id=batch_id)
@@ -53,7 +55,8 @@ def apply_batch(db: Database, batch_id: str, *, on_connection=None) -> dict | No
     # that could do nothing else waits for the hotel.
     wait = False
     while True:
-        group = db.run(_apply_group, started["property_id"], wait, on_connection)
+        group = db.run(_apply_group, batch_id, started["property_id"], wait, on_connection,
+                       on_claimed)
         if batch_id in group:
             return {**group[batch_id], "others": [b for b in group if b != batch_id]}
         with db.connection() as conn:
@@ -62,13 +65,16 @@ def apply_batch(db: Database, batch_id: str, *, on_connection=None) -> dict | No
         wait = not group
 
 
-def _apply_group(conn, property_id: int, wait: bool, on_connection) -> dict[str, dict]:
+def _apply_group(conn, batch_id: str, property_id: int, wait: bool, on_connection,
+                 on_claimed) -> dict[str, dict]:
     """One group applied: {batch id: its outcome counts}."""
     if on_connection is not None:
         on_connection(conn)
     group = claim_group(conn, property_id, wait)
     if not group:
         return {}
+    if on_claimed is not None:
+        on_claimed([batch["id"] for batch in group if batch["id"] != batch_id])
     q = queries().ari
     q.create_pushed_values(conn)
     rejected = stage_batches(conn, [batch["id"] for batch in group])

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import psycopg
 import structlog
-from rq import Queue, get_current_job
+from rq import get_current_job
 
 from ..db import Database
 from ..queries import queries
 from ..settings import Settings
 from .apply import apply_batch
-from .queue import drop_waiting_jobs
+from .queue import BatchQueue, redis_prefix_of
 
 log = structlog.get_logger(__name__)
 
@@ -47,20 +47,33 @@ def database() -> Database:
 
 
 def apply_ari_batch(batch_id: str) -> dict | None:
+    """Apply the batch with its group (ari/apply.py). The jobs of the group's other batches are
+    taken off the queue as soon as the group is claimed, before it commits: a second worker
+    would otherwise spend its time on them. Should the group fail, they are put back (a worker
+    killed meanwhile leaves them to recovery, 60-90 s)."""
     global _in_hand
+    job = get_current_job()
+    batch_queue = (BatchQueue(job.connection, redis_prefix_of(job.origin))
+                   if job is not None else None)
+    dropped: list[str] = []
+
+    def claimed(others: list[str]) -> None:
+        if batch_queue is not None:
+            dropped.extend(batch_queue.drop_waiting(others))
     try:
-        outcome = apply_batch(database(), batch_id, on_connection=_hold)
+        outcome = apply_batch(database(), batch_id, on_connection=_hold, on_claimed=claimed)
+    except BaseException:
+        for other in dropped:
+            batch_queue.enqueue(other)
+        raise
     finally:
         _in_hand = None
     if outcome is None:
-        log.info("ari_batch_already_finished", batch_id=batch_id)
+        log.info("ari_batch_not_applied_here", batch_id=batch_id)
         return None
     others = outcome.pop("others")
-    job = get_current_job()
-    dropped = (drop_waiting_jobs(Queue(job.origin, connection=job.connection), others)
-               if job is not None else 0)
     log.info("ari_batch_applied", batch_id=batch_id, group_size=len(others) + 1,
-             jobs_dropped=dropped, **outcome)
+             jobs_dropped=len(dropped), **outcome)
     return outcome
 
 

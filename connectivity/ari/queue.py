@@ -37,6 +37,11 @@ def queue_name(redis_prefix: str) -> str:
     return f"{redis_prefix}{ARI_QUEUE}"
 
 
+def redis_prefix_of(name: str) -> str:
+    """The Redis prefix of a queue named by queue_name (a running job knows its queue's name)."""
+    return name.removesuffix(ARI_QUEUE)
+
+
 class BatchQueue:
     def __init__(self, connection: Redis, redis_prefix: str):
         self.connection = connection
@@ -55,6 +60,28 @@ class BatchQueue:
             return False
         return True
 
+    def drop_waiting(self, batch_ids: list[str]) -> list[str]:
+        """Take the jobs of batches another job's group is applying off the queue (those still
+        waiting there; returned): each would only find its batch finished, at RQ's cost of a job
+        (~2-4 ms of a worker's time, more than applying a one-item batch in a group), and a
+        second worker would take them first. Two round trips whatever their number. A job a
+        worker has already taken is not in the queue and is left alone (it finds its batch
+        taken). Nothing is dropped when Redis cannot be reached: the jobs then run for nothing."""
+        if not batch_ids:
+            return []
+        try:
+            with self.connection.pipeline(transaction=False) as pipeline:
+                for batch_id in batch_ids:
+                    self.queue.remove(batch_id, pipeline=pipeline)
+                removed = pipeline.execute()
+            dropped = [b for b, count in zip(batch_ids, removed) if count]
+            if dropped:
+                self.connection.delete(*(Job.key_for(b) for b in dropped))
+        except (RedisError, OSError) as exc:
+            log.warning("ari_jobs_not_dropped", count=len(batch_ids), error=str(exc))
+            return []
+        return dropped
+
     def waiting_or_alive(self, batch_id: str, heartbeat_grace: dt.timedelta) -> bool:
         """Whether the batch's job is queued, or running with a recent heartbeat."""
         try:
@@ -69,28 +96,6 @@ class BatchQueue:
                 tzinfo=job.last_heartbeat.tzinfo or dt.timezone.utc)
             return age < heartbeat_grace
         return False
-
-
-def drop_waiting_jobs(queue: Queue, batch_ids: list[str]) -> int:
-    """Take the jobs of batches applied in another job's group off the queue: each would only
-    find its batch finished, at RQ's cost of a job (~2-4 ms of worker time, more than applying a
-    one-item batch in a group). Two round trips whatever their number. A job a worker has
-    already taken is not in the queue and is left alone (it finds its batch finished); one this
-    misses (Redis down) runs and does nothing. Returns how many were dropped."""
-    if not batch_ids:
-        return 0
-    try:
-        with queue.connection.pipeline(transaction=False) as pipeline:
-            for batch_id in batch_ids:
-                queue.remove(batch_id, pipeline=pipeline)
-            removed = pipeline.execute()
-        dropped = [Job.key_for(b) for b, count in zip(batch_ids, removed) if count]
-        if dropped:
-            queue.connection.delete(*dropped)
-    except (RedisError, OSError) as exc:
-        log.warning("ari_jobs_not_dropped", count=len(batch_ids), error=str(exc))
-        return 0
-    return len(dropped)
 
 
 def requeue_stranded_batches(db: Database, queue: BatchQueue, *, older_than_seconds: float = 60,

@@ -9,7 +9,7 @@ import threading
 
 import psycopg
 from psycopg.rows import dict_row
-from rq.job import Job
+from rq.job import Job, JobStatus
 
 from connectivity.ari import apply
 from connectivity.ari.apply import apply_batch
@@ -155,13 +155,13 @@ def test_a_worker_killed_mid_group_leaves_every_batch_to_be_applied_exactly_once
     rooms = room_days("LIS1", "DBL")
     assert day(1) not in rooms and rooms[day(0)]["available"] == 3
 
-    # The killed job is STARTED with a stale heartbeat; the other still waits in the queue.
+    # The killed job is STARTED with a stale heartbeat, and the second's job was taken off the
+    # queue when the group was claimed: recovery requeues both.
     assert requeue_stranded_batches(db, batch_queue, older_than_seconds=0,
-                                    heartbeat_grace_seconds=0) == [first]
-    # The second's job (first in the queue) applies both and drops the requeued job. The first
-    # counts the one attempt its own job started (the group found it `processing`).
+                                    heartbeat_grace_seconds=0) == [first, second]
+    # The first's job applies both and drops the second's.
     assert work() == 1
-    assert batch_row(db, first) == {"status": "applied", "attempts": 1, "applied_count": 1}
+    assert batch_row(db, first) == {"status": "applied", "attempts": 2, "applied_count": 1}
     assert batch_row(db, second) == {"status": "applied", "attempts": 1, "applied_count": 1}
     rooms = room_days("LIS1", "DBL")
     assert (rooms[day(0)]["available"], rooms[day(1)]["available"]) == (9, 7)
@@ -236,3 +236,24 @@ def test_a_job_whose_batch_another_workers_group_holds_leaves_it_to_that_group(
         assert outcome(batch_id)["status"] == "queued"
     # That group rolled back (the lock was all it held): the batch is still there to apply.
     assert apply_batch(db, batch_id)["applied_count"] == 1
+
+
+def test_a_group_that_fails_puts_its_other_batches_jobs_back(db, put, work, batch_queue):
+    # A database that refuses the batches' rows: the group fails, every time.
+    with db.connection() as conn:
+        conn.execute("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                     "$$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$")
+        conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON room_type_days "
+                     "FOR EACH ROW EXECUTE FUNCTION refuse()")
+    try:
+        first = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 2}])
+        second = put([{"room_type_code": "ACME-DBL", "date": day(1), "availability": 2}])
+        assert work() == 0  # both jobs failed: the second was put back, and ran again
+        for batch_id in (first, second):
+            assert Job.fetch(batch_id, connection=batch_queue.connection).get_status() == \
+                JobStatus.SCHEDULED  # a retry is due: nothing lost
+            assert batch_row(db, batch_id)["status"] in ("queued", "processing")
+    finally:
+        with db.connection() as conn:
+            conn.execute("DROP TRIGGER refuse ON room_type_days")
+            conn.execute("DROP FUNCTION refuse()")
