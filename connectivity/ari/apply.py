@@ -80,7 +80,7 @@ def _apply_group(conn, batch_id: str, property_id: int, wait: bool, on_connectio
     rejected = stage_batches(conn, [batch["id"] for batch in group])
     # One upsert per day table for the whole group: a value's seq (batch seq x 8192 + item
     # index) picks the newest per field, as it does between separate transactions.
-    write_values(conn)
+    write_staged_values(conn)
     return finish_batches(conn, group, rejected)
 
 
@@ -131,7 +131,7 @@ def stage_batches(conn, batch_ids: list[str]) -> dict[str, list[dict]]:
     return rejected
 
 
-def write_values(conn) -> None:
+def write_staged_values(conn) -> None:
     q = queries().ari
     q.upsert_room_type_days(conn)
     q.upsert_rate_plan_days(conn)
