@@ -193,7 +193,8 @@ def worker_figures(database_url: str, since) -> dict:
 class WorkerProcess:
     """The Procfile's `worker:` command, with the service's settings."""
 
-    def __init__(self, settings: dict):
+    def __init__(self, settings: dict, log_name: str = "worker.log"):
+        self.log_name = log_name
         command = next(line.partition(":")[2] for line in (ROOT / "Procfile").read_text()
                        .splitlines() if line.startswith("worker:"))
         self.command = shlex.split(command)
@@ -204,7 +205,7 @@ class WorkerProcess:
 
     def start(self) -> None:
         LOGS.mkdir(parents=True, exist_ok=True)
-        with (LOGS / "worker.log").open("wb") as log:
+        with (LOGS / self.log_name).open("wb") as log:
             self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log,
                                             stderr=subprocess.STDOUT, start_new_session=True)
         time.sleep(2)  # imports and its start-up recovery pass

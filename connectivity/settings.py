@@ -46,6 +46,9 @@ class Settings:
     nonce_ttl_seconds: int = 600
     # The worker enqueues again an unfinished ARI batch this old whose job Redis lost.
     ari_stranded_after_seconds: int = 60
+    # Small ARI batches one worker process applies per second on this deployment's machines
+    # (docs/operations.md 3.1): /metrics turns the accepted rate into workers needed with it.
+    ari_worker_batches_per_second: float = 1000.0
     # When set, GET /metrics answers only `Authorization: Bearer <metrics_token>`.
     metrics_token: str | None = None
     # How long a web process may keep a copy of a key's row (auth/keycache.py); 0 turns the
@@ -84,6 +87,8 @@ class Settings:
                 redis_prefix=env.get("REDIS_PREFIX", "pcs:"),
                 log_level=env.get("LOG_LEVEL", "INFO").upper(),
                 ari_stranded_after_seconds=int(env.get("ARI_STRANDED_AFTER_SECONDS", 60)),
+                ari_worker_batches_per_second=float(
+                    env.get("ARI_WORKER_BATCHES_PER_SECOND", 1000)),
                 metrics_token=env.get("METRICS_TOKEN") or None,
                 key_cache_ttl_seconds=float(env.get("KEY_CACHE_TTL_SECONDS", 10)),
             )
@@ -96,6 +101,8 @@ class Settings:
             raise SettingsError("the DB_*_TIMEOUT_SECONDS settings must be more than 0")
         if settings.key_cache_ttl_seconds < 0:
             raise SettingsError("KEY_CACHE_TTL_SECONDS must be 0 (no key cache) or more")
+        if settings.ari_worker_batches_per_second <= 0:
+            raise SettingsError("ARI_WORKER_BATCHES_PER_SECOND must be more than 0")
         if settings.quote_ttl_seconds < 1:
             raise SettingsError("QUOTE_TTL_SECONDS must be at least 1 (a quote token's validity)")
         return settings

@@ -1,8 +1,15 @@
 """The Procfile's worker: an RQ worker on Redis that applies the accepted ARI batches.
 
-HerokuWorker turns a platform's SIGTERM into a clean stop: the job in hand is given the chance
-to finish (and, past the grace period, is left to be picked up again from PostgreSQL). Its
-periodic maintenance also looks for batches Redis lost (ari/queue.py), and so does its start-up.
+It runs each job in its own process (RQ's SimpleWorker) and keeps its database pool from job to
+job. RQ's default worker forks a work horse per job, which then opens its own database
+connection: measured, that was ~60 ms of worker time per batch for a 17 ms job, 16-17 batches
+a second (docs/benchmarks.md, "ARI at channel-manager volume").
+
+A platform's SIGTERM is a clean stop, as RQ's HerokuWorker makes it for a forked horse: the job
+in hand is given `imminent_shutdown_delay` seconds to finish; past that its statement is
+cancelled in PostgreSQL, its transaction rolls back and RQ's retry (or recovery) applies it
+later. Its periodic maintenance also looks for batches Redis lost (ari/queue.py), and so does
+its start-up.
 
 `python -m connectivity.worker [--burst]`: --burst works off the queue and exits."""
 
@@ -11,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import signal
+import threading
 import time
 
 import psycopg
@@ -18,7 +26,7 @@ import redis
 import structlog
 from psycopg_pool import PoolTimeout
 from redis.exceptions import RedisError
-from rq.worker import HerokuWorker
+from rq.worker import SimpleWorker, WorkerStatus
 
 from .adapters.rq_pubsub import stop_listening
 from .ari import jobs
@@ -36,7 +44,11 @@ REDIS_RETRY_SECONDS = 1.0
 log = structlog.get_logger(__name__)
 
 
-class BatchWorker(HerokuWorker):
+class BatchWorker(SimpleWorker):
+    # What the job in hand is given after SIGTERM, as HerokuWorker gives its horse: a platform
+    # sends SIGKILL some seconds later (Heroku 30 s, Kubernetes 30 s by default).
+    imminent_shutdown_delay = 6
+
     def __init__(self, *args, batch_queue: BatchQueue, database: Database,
                  stranded_after_seconds: float, **kwargs):
         # An idle worker waits on Redis for up to worker_ttl - 15 s and only then gets to its
@@ -47,12 +59,36 @@ class BatchWorker(HerokuWorker):
         self.database = database
         self.stranded_after_seconds = stranded_after_seconds
         self.stop_requested = False
+        self._give_up = None
 
     def request_stop(self, signum, frame):
         # Set before RQ's handler, which itself needs Redis and can raise while it is down
         # (serve() then knows the worker ended on request).
         self.stop_requested = True
         super().request_stop(signum, frame)
+
+    def handle_warm_shutdown_request(self):
+        """With a job in hand, let it finish, but cancel it past the grace (from a timer thread:
+        a signal handler cannot raise into psycopg without leaving its connection busy)."""
+        super().handle_warm_shutdown_request()
+        if self.get_state() == WorkerStatus.BUSY and self._give_up is None:
+            log.warning("worker_stopping_after_job", grace_seconds=self.imminent_shutdown_delay)
+            self._give_up = threading.Timer(self.imminent_shutdown_delay, self._cancel_job)
+            self._give_up.daemon = True
+            self._give_up.start()
+
+    def _cancel_job(self):
+        if jobs.cancel_statement_in_hand():
+            log.warning("worker_cancelled_job_past_grace",
+                        grace_seconds=self.imminent_shutdown_delay)
+
+    def execute_job(self, job, queue):
+        try:
+            super().execute_job(job, queue)
+        finally:
+            # A job that ended within the grace: the timer must not cancel a later statement.
+            if self._give_up is not None:
+                self._give_up.cancel()
 
     def run_maintenance_tasks(self):
         super().run_maintenance_tasks()
@@ -122,8 +158,8 @@ def main(argv: list[str] | None = None) -> None:
     args = options.parse_args(argv)
     settings = Settings.from_env()
     configure_logging(settings.log_level)
-    # Two databases, because each job runs in a fork of this process: the jobs' pool is never
-    # opened here, so every fork opens its own; recovery, which runs here, has the other.
+    # Two pools of one connection: the jobs' stays in a transaction for a whole group, and a
+    # statement cancelled past the SIGTERM grace must never be recovery's.
     jobs.use_database(jobs.worker_database(settings, application_name="pcs-worker"))
     recovery = jobs.worker_database(settings, application_name="pcs-worker-recovery")
     connection = redis.Redis.from_url(settings.redis_url)

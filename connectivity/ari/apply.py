@@ -1,12 +1,24 @@
-"""Applying an accepted batch (the worker's use case): every item judged against the partner's
-mapping, the rows that can apply written in bulk, the outcome recorded, all in one transaction.
+"""Applying accepted batches (the worker's use case): every item judged against the partner's
+mapping, the rows that can apply written in bulk, each batch's outcome recorded.
 
-Exactly once, whatever the queue does: the transaction starts by locking the batch row if the
-batch is unfinished, and ends by marking it finished. A second run waits on that lock and then
-finds nothing to do; a run killed midway leaves nothing behind (PostgreSQL rolls it back) and
-the batch unfinished, for the next run to apply whole."""
+A job names one batch, but channel managers send a stream of small batches over many hotels,
+and most of a small batch's cost is the transaction around it and the statements' planning. So
+a job applies a group in ONE transaction: its batch's hotel and the hotels of the oldest waiting
+batches, up to GROUP_MAX_BATCHES / GROUP_MAX_ITEMS, all staged and judged by one statement,
+written by one upsert per day table, and finished by one UPDATE, each batch with its own
+outcome. The jobs of the other batches of the group then find them finished and do nothing.
+
+Guarantees, all from PostgreSQL:
+- acceptance order per hotel: a transaction applies a hotel's batches only while it holds the
+  hotel's advisory lock (batches.sql try_lock_hotels, lock_hotel), and always takes the
+  hotel's oldest unfinished batches;
+- exactly once: a batch is claimed only while unfinished, under its row lock, and finished in
+  the same transaction; a run killed midway leaves nothing behind (PostgreSQL rolls it back) and
+  its batches unfinished, for the next run to apply whole."""
 
 from __future__ import annotations
+
+from collections import defaultdict
 
 from psycopg.types.json import Jsonb
 
@@ -14,29 +26,125 @@ from ..db import Database
 from ..queries import queries
 from .schemas import REJECTION_CODES
 
+# A group's bounds keep one job short: the worker runs jobs in its own process (worker.py) and
+# sends no heartbeat while a job runs, and a SIGTERM waits for the job in hand. The first batch
+# is taken whatever its size (up to 5,000 items).
+GROUP_MAX_BATCHES = 200
+GROUP_MAX_ITEMS = 2000
+# How many of the oldest waiting batches a group looks among for hotels: the first group's
+# worth may be what other workers are applying.
+HOTEL_WINDOW_BATCHES = 4 * GROUP_MAX_BATCHES
 
-def apply_batch(db: Database, batch_id: str) -> dict | None:
-    """Apply the batch; its outcome counts, or None when it was already finished (or is not
-    there at all)."""
-    with db.connection() as conn:
-        queries().ari.mark_processing(conn, id=batch_id)
-    return db.run(_apply, batch_id)
 
+def apply_batch(db: Database, batch_id: str, *, on_connection=None,
+                on_claimed=None) -> dict | None:
+    """Apply the batch, with a group of other waiting batches; the batch's outcome counts (and
+    the ids of the others its group applied), or None when it was already finished (or is not there at all), by an
+    earlier run or in another job's group.
 
-def _apply(conn, batch_id: str) -> dict | None:
+    `on_connection(conn)` is told the connection of each transaction before it starts work,
+    so a worker stopping can cancel the statement in hand (worker.py); `on_claimed(ids)` the
+    other batches of each group once claimed, before they are applied (jobs.py)."""
     q = queries().ari
-    batch = q.lock_unfinished_batch(conn, id=batch_id)
-    if batch is None:
+    with db.connection() as conn:
+        started = q.mark_processing(conn, id=batch_id)
+    if started is None:
         return None
+    # The batch is in the first group unless another worker holds its hotel, or more than a
+    # group's worth of its hotel's batches were waiting before it: then another round. A round
+    # that could do nothing else waits for the hotel.
+    wait = False
+    while True:
+        group = db.run(_apply_group, batch_id, started["property_id"], wait, on_connection,
+                       on_claimed)
+        if batch_id in group:
+            return {**group[batch_id], "others": [b for b in group if b != batch_id]}
+        with db.connection() as conn:
+            if q.batch_unfinished(conn, id=batch_id) is None:
+                return None
+        wait = not group
+
+
+def _apply_group(conn, batch_id: str, property_id: int, wait: bool, on_connection,
+                 on_claimed) -> dict[str, dict]:
+    """One group applied: {batch id: its outcome counts}."""
+    if on_connection is not None:
+        on_connection(conn)
+    group = claim_group(conn, property_id, wait)
+    if not group:
+        return {}
+    if on_claimed is not None:
+        on_claimed([batch["id"] for batch in group if batch["id"] != batch_id])
+    q = queries().ari
     q.create_pushed_values(conn)
-    rejected = [{"index": row["index"], "code": row["code"], "message": rejection_message(row)}
-                for row in q.stage_batch_items(conn, batch_id=batch_id)]
+    rejected = stage_batches(conn, [batch["id"] for batch in group])
+    # One upsert per day table for the whole group: a value's seq (batch seq x 8192 + item
+    # index) picks the newest per field, as it does between separate transactions.
+    write_staged_values(conn)
+    return finish_batches(conn, group, rejected)
+
+
+def claim_group(conn, property_id: int, wait: bool) -> list[dict]:
+    """Lock the job's hotel (waiting for the worker that holds it only if `wait`), then the
+    hotels of the oldest waiting batches that no other worker holds, and claim their oldest
+    batches, the job's hotel's first."""
+    q = queries().ari
+    if wait:
+        q.lock_hotel(conn, property_id=property_id)
+    own = wait or bool(q.try_lock_hotels(conn, property_ids=[property_id]))
+    hotels = ([property_id] if own else []) + lock_waiting_hotels(conn, property_id)
+    if not hotels:
+        return []
+    return q.claim_batches(conn, property_ids=hotels, own_property_id=property_id,
+                           max_batches=GROUP_MAX_BATCHES, max_items=GROUP_MAX_ITEMS)
+
+
+def lock_waiting_hotels(conn, property_id: int) -> list[int]:
+    """The hotels of the oldest waiting batches whose locks are free, taken a group's worth at
+    a time: a worker takes no more hotels than it can apply, so a second worker finds the next
+    ones free instead of every hotel in sight held by the first."""
+    q = queries().ari
+    waiting = q.waiting_hotels(conn, property_id=property_id, window=HOTEL_WINDOW_BATCHES)
+    held, batches, tried = [], 0, 0
+    while tried < len(waiting) and batches < GROUP_MAX_BATCHES:
+        chunk, room = [], GROUP_MAX_BATCHES - batches
+        while tried < len(waiting) and room > 0:
+            chunk.append(waiting[tried])
+            room -= waiting[tried]["batches"]
+            tried += 1
+        taken = {row["property_id"] for row in q.try_lock_hotels(
+            conn, property_ids=[hotel["property_id"] for hotel in chunk])}
+        for hotel in chunk:
+            if hotel["property_id"] in taken:
+                held.append(hotel["property_id"])
+                batches += hotel["batches"]
+    return held
+
+
+def stage_batches(conn, batch_ids: list[str]) -> dict[str, list[dict]]:
+    """Stage the values of the batches' applicable items; each batch's rejected items, as its
+    outcome reports them."""
+    rejected = defaultdict(list)
+    for row in queries().ari.stage_batch_items(conn, batch_ids=batch_ids):
+        rejected[row["batch_id"]].append({"index": row["index"], "code": row["code"],
+                                          "message": rejection_message(row)})
+    return rejected
+
+
+def write_staged_values(conn) -> None:
+    q = queries().ari
     q.upsert_room_type_days(conn)
     q.upsert_rate_plan_days(conn)
-    outcome = {"applied_count": batch["item_count"] - len(rejected),
-               "rejected_count": len(rejected)}
-    q.finish_batch(conn, id=batch_id, rejected=Jsonb(rejected), **outcome)
-    return outcome
+
+
+def finish_batches(conn, group: list[dict], rejected: dict[str, list[dict]]) -> dict[str, dict]:
+    outcomes = {batch["id"]: {"applied_count": batch["item_count"] - len(rejected[batch["id"]]),
+                              "rejected_count": len(rejected[batch["id"]])}
+                for batch in group}
+    queries().ari.finish_batches(conn, outcomes=Jsonb(
+        {batch_id: {**outcome, "rejected": rejected[batch_id]}
+         for batch_id, outcome in outcomes.items()}))
+    return outcomes
 
 
 def rejection_message(row: dict) -> str:

@@ -1,19 +1,28 @@
 """The RQ jobs of the ARI push. They take a batch id, never an object, and import no Flask app:
 the worker process gives them their database (`use_database`), else they build one from the
-environment as the Procfile's worker runs."""
+environment as the Procfile's worker runs.
+
+The worker runs jobs in its own process (worker.py), so the database and its pool live as long
+as the worker, and `cancel_statement_in_hand` can reach the job's connection from the worker's
+SIGTERM handling."""
 
 from __future__ import annotations
 
+import psycopg
 import structlog
+from rq import get_current_job
 
 from ..db import Database
 from ..queries import queries
 from ..settings import Settings
 from .apply import apply_batch
+from .queue import BatchQueue, redis_prefix_of
 
 log = structlog.get_logger(__name__)
 
 _database: Database | None = None
+# The connection of the apply transaction in hand, while a job runs one.
+_in_hand: psycopg.Connection | None = None
 
 
 def use_database(db: Database) -> None:
@@ -38,10 +47,50 @@ def database() -> Database:
 
 
 def apply_ari_batch(batch_id: str) -> dict | None:
-    outcome = apply_batch(database(), batch_id)
-    log.info("ari_batch_applied" if outcome else "ari_batch_already_finished",
-             batch_id=batch_id, **(outcome or {}))
+    """Apply the batch with its group (ari/apply.py). The jobs of the group's other batches are
+    taken off the queue as soon as the group is claimed, before it commits: a second worker
+    would otherwise spend its time on them. Should the group fail, they are put back (a worker
+    killed meanwhile leaves them to recovery, 60-90 s)."""
+    global _in_hand
+    job = get_current_job()
+    batch_queue = (BatchQueue(job.connection, redis_prefix_of(job.origin))
+                   if job is not None else None)
+    dropped: list[str] = []
+
+    def claimed(others: list[str]) -> None:
+        if batch_queue is not None:
+            dropped.extend(batch_queue.drop_waiting(others))
+    try:
+        outcome = apply_batch(database(), batch_id, on_connection=_hold, on_claimed=claimed)
+    except BaseException:
+        for other in dropped:
+            batch_queue.enqueue(other)
+        raise
+    finally:
+        _in_hand = None
+    if outcome is None:
+        log.info("ari_batch_not_applied_here", batch_id=batch_id)
+        return None
+    others = outcome.pop("others")
+    log.info("ari_batch_applied", batch_id=batch_id, group_size=len(others) + 1,
+             jobs_dropped=len(dropped), **outcome)
     return outcome
+
+
+def _hold(conn: psycopg.Connection) -> None:
+    global _in_hand
+    _in_hand = conn
+
+
+def cancel_statement_in_hand() -> bool:
+    """Ask PostgreSQL to cancel the statement the job is running, if any (from another thread):
+    the job then fails with QueryCanceled, its transaction rolled back, and RQ retries it. True
+    when there was a transaction to cancel."""
+    conn = _in_hand
+    if conn is None or conn.closed:
+        return False
+    conn.cancel_safe(timeout=5.0)
+    return True
 
 
 def batch_job_failed(job, connection, exc_type, exc_value, traceback) -> None:

@@ -31,7 +31,8 @@ def init_metrics(app: Flask) -> None:
     app.after_request(record_request)
     app.register_blueprint(blp)
     app.extensions["connectivity.metrics"] = StoredStateCollector(
-        app.extensions["connectivity.db"], app.extensions["connectivity.ari_queue"])
+        app.extensions["connectivity.db"], app.extensions["connectivity.ari_queue"],
+        app.extensions["connectivity.settings"].ari_worker_batches_per_second)
 
 
 @blp.get("/metrics")

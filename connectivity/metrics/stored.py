@@ -1,6 +1,6 @@
 """Figures read at scrape time from where their truth lives, not counted by a process.
 
-ARI batches are applied by the worker's forked work horses, on other machines than the web
+ARI batches are applied by the worker processes, on other machines than the web
 processes: counters kept there could not be summed by a web scrape, and would restart from
 zero with every deploy. PostgreSQL already holds each batch's status and times, and Redis the
 jobs waiting, so any web process reads the same figures from them at scrape time. Every
@@ -10,6 +10,7 @@ instead of failing the scrape (the request figures are still worth having then).
 
 from __future__ import annotations
 
+import math
 from typing import Iterator
 
 import structlog
@@ -20,6 +21,7 @@ from prometheus_client.utils import floatToGoString
 from ..ari.queue import BatchQueue
 from ..db import Database
 from ..queries import queries
+from ..settings import Settings
 
 log = structlog.get_logger(__name__)
 
@@ -34,12 +36,17 @@ RECENT_WINDOW_SECONDS = 300.0
 RECENT_SCAN_LIMIT = 50_000
 APPLY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0)
 STATEMENT_TIMEOUT_MS = 2000
+# What one worker process applies per second of small batches, measured (docs/benchmarks.md,
+# "ARI at channel-manager volume"); ARI_WORKER_BATCHES_PER_SECOND sets a deployment's own.
+DEFAULT_WORKER_BATCHES_PER_SECOND = Settings.ari_worker_batches_per_second
 
 
 class StoredStateCollector(Collector):
-    def __init__(self, db: Database, batch_queue: BatchQueue):
+    def __init__(self, db: Database, batch_queue: BatchQueue,
+                 worker_batches_per_second: float = DEFAULT_WORKER_BATCHES_PER_SECOND):
         self._db = db
         self._queue = batch_queue
+        self._worker_rate = worker_batches_per_second
 
     def collect(self) -> Iterator[Metric]:
         up = GaugeMetricFamily("pcs_metrics_source_up", "1 when this scrape could read the "
@@ -70,6 +77,8 @@ class StoredStateCollector(Collector):
             recent = q.recently_finished_batches(
                 conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT,
                 bounds=list(APPLY_BUCKETS))
+            accepted = q.recently_accepted_batches(
+                conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT)
             open_items = q.open_reconciliation_items(conn)
 
         batches = GaugeMetricFamily(
@@ -96,6 +105,7 @@ class StoredStateCollector(Collector):
         for status in FINISHED:
             finished.add_metric([status], counts[status])
         yield finished
+        yield from self._rates(accepted, counts)
         yield _histogram(
             "pcs_ari_batch_apply_seconds",
             f"Time the worker took to apply each ARI batch finished in the last "
@@ -110,6 +120,34 @@ class StoredStateCollector(Collector):
             "pcs_reconciliation_items_open",
             "Reconciliation items of pushed reservations not yet resolved "
             "(`flask --app app reconciliation list`).", value=open_items)
+
+
+    def _rates(self, accepted: dict, finished: dict[str, int]) -> Iterator[Metric]:
+        """What the workers must keep up with, and how many it takes at the measured rate."""
+        yield GaugeMetricFamily(
+            "pcs_ari_batches_accepted_recent",
+            f"ARI batches accepted (202) in the last {RECENT_WINDOW_SECONDS:.0f} s; against "
+            "pcs_ari_batches_finished_recent, whether the workers keep up.",
+            value=accepted["batches"])
+        yield GaugeMetricFamily(
+            "pcs_ari_items_accepted_recent",
+            f"Items of the ARI batches accepted in the last {RECENT_WINDOW_SECONDS:.0f} s.",
+            value=accepted["items"])
+        accepted_rate = accepted["batches"] / RECENT_WINDOW_SECONDS
+        yield GaugeMetricFamily(
+            "pcs_ari_batches_accepted_per_second",
+            f"ARI batches accepted per second, averaged over the last "
+            f"{RECENT_WINDOW_SECONDS:.0f} s.", value=accepted_rate)
+        yield GaugeMetricFamily(
+            "pcs_ari_batches_finished_per_second",
+            f"ARI batches finished per second, averaged over the last "
+            f"{RECENT_WINDOW_SECONDS:.0f} s.",
+            value=sum(finished.values()) / RECENT_WINDOW_SECONDS)
+        yield GaugeMetricFamily(
+            "pcs_ari_workers_needed",
+            f"Worker processes the accepted rate needs at {self._worker_rate:g} batches per "
+            "second each (ARI_WORKER_BATCHES_PER_SECOND, measured: docs/operations.md 3.1), "
+            "at least 1.", value=max(1, math.ceil(accepted_rate / self._worker_rate)))
 
 
 def _histogram(name: str, documentation: str, rows: list[dict], bucket_key: str,

@@ -13,7 +13,7 @@ from app import create_app
 from connectivity.ari.queue import BatchQueue
 from connectivity.db import Database
 from connectivity.metrics.stored import StoredStateCollector
-from connectivity.settings import Settings
+from connectivity.settings import Settings, SettingsError
 from tests.api.helpers import assert_envelope_failure, assert_unauthorized
 from tests.ari.conftest import push, put, redis_client, work  # noqa: F401 - fixtures
 from tests.bookings.conftest import booking_body, lisbon, pull  # noqa: F401 - fixtures
@@ -111,8 +111,14 @@ def test_ari_batches_queue_and_apply_latency_are_read_from_where_they_live(
     assert 60 <= value(queued, "pcs_ari_batches_oldest_unfinished_age_seconds",
                        status="queued") < 600
     assert value(queued, "pcs_ari_batch_apply_seconds_bucket", le="+Inf") == 0
+    # Both were accepted within the window (the first a minute ago): the rate to keep up with.
+    assert value(queued, "pcs_ari_batches_accepted_recent") == 2
+    assert value(queued, "pcs_ari_items_accepted_recent") == 3
+    assert value(queued, "pcs_ari_batches_accepted_per_second") == pytest.approx(2 / 300)
+    assert value(queued, "pcs_ari_batches_finished_per_second") == 0
+    assert value(queued, "pcs_ari_workers_needed") == 1
 
-    assert work() == 2
+    assert work() == 1  # one job applies both (ari/apply.py groups waiting batches)
     done = scrape()
     assert value(done, "pcs_ari_batches_unfinished", status="queued") == 0
     assert value(done, "pcs_ari_batches_oldest_unfinished_age_seconds", status="queued") == 0
@@ -125,6 +131,7 @@ def test_ari_batches_queue_and_apply_latency_are_read_from_where_they_live(
     assert value(done, "pcs_ari_batch_completion_seconds_bucket", le="30.0") == 1
     assert value(done, "pcs_ari_batch_completion_seconds_bucket", le="+Inf") == 2
     assert value(done, "pcs_ari_batch_completion_seconds_gsum") >= 60
+    assert value(done, "pcs_ari_batches_finished_per_second") == pytest.approx(2 / 300)
     assert value(done, "pcs_metrics_source_up", source="postgresql") == 1
     assert value(done, "pcs_metrics_source_up", source="redis") == 1
 
@@ -135,6 +142,23 @@ def test_ari_batches_queue_and_apply_latency_are_read_from_where_they_live(
     later = scrape()
     assert value(later, "pcs_ari_batches_finished_recent", status="partially_applied") == 0
     assert value(later, "pcs_ari_batch_apply_seconds_bucket", le="+Inf") == 1
+
+
+def test_workers_needed_divides_the_accepted_rate_by_one_workers_rate(services, db, put,
+                                                                      redis_client):
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    item = {"room_type_code": "ACME-DBL", "date": (dt.date.today() + dt.timedelta(days=5))
+            .isoformat(), "availability": 3}
+    for _ in range(3):
+        put([item])
+    registry = CollectorRegistry()
+    # A worker that applies one batch every 100 s: 3 batches in 300 s need ceil(0.01 / 0.004).
+    registry.register(StoredStateCollector(db, BatchQueue(redis_client, services.redis_prefix),
+                                           worker_batches_per_second=0.004))
+    page = samples(generate_latest(registry).decode())
+    assert value(page, "pcs_ari_batches_accepted_recent") == 3
+    assert value(page, "pcs_ari_workers_needed") == 3
 
 
 def test_unreachable_sources_are_reported_and_the_scrape_still_answers(services):
@@ -179,3 +203,12 @@ def test_the_metrics_token_is_optional_in_the_environment():
     assert Settings.from_env(required).metrics_token is None
     assert Settings.from_env({**required, "METRICS_TOKEN": ""}).metrics_token is None
     assert Settings.from_env({**required, "METRICS_TOKEN": "tok"}).metrics_token == "tok"
+
+
+def test_one_workers_rate_comes_from_the_environment_and_must_be_positive():
+    required = {"DATABASE_URL": "postgresql://x", "REDIS_URL": "redis://x", "SECRET_KEY": "s" * 32}
+    assert Settings.from_env(required).ari_worker_batches_per_second == 1000
+    assert Settings.from_env({**required, "ARI_WORKER_BATCHES_PER_SECOND": "400"}
+                             ).ari_worker_batches_per_second == 400
+    with pytest.raises(SettingsError, match="ARI_WORKER_BATCHES_PER_SECOND"):
+        Settings.from_env({**required, "ARI_WORKER_BATCHES_PER_SECOND": "0"})

@@ -1,6 +1,6 @@
--- Applying a batch, in the worker, in one transaction: lock the batch (batches.sql), stage the
--- values of the items that can apply, then one upsert per day table. Set-based throughout: a
--- 5,000-item batch is four statements, not 5,000.
+-- Applying a group of batches, in the worker, in one transaction: lock and claim them
+-- (batches.sql), stage the values of the items that can apply, then one upsert per day table.
+-- Set-based throughout: a 5,000-item batch, or 200 one-item batches, is four statements.
 
 -- name: create_pushed_values#
 -- What a batch's applicable items say, one row per (item, date): an ARI item is one date, a
@@ -24,20 +24,21 @@ CREATE TEMP TABLE pushed_values (
     closed_to_departure  boolean
 ) ON COMMIT DROP;
 
--- name: stage_batch_items(batch_id)
--- Judges every item of the batch against the partner's mapping (contract section 8), stages the
--- values of those that can apply, and returns the others with their rejection code.
+-- name: stage_batch_items(batch_ids)
+-- Judges every item of the batches (a group: one statement whatever its size) against the
+-- partner's mapping (contract section 8), stages the values of those that can apply, and
+-- returns the others with their batch and rejection code.
 -- An ARI item's date is a one-day range; a range is clipped to start yesterday (in the hotel's
 -- timezone), and refused whole when it ends before that or more than 2 years ahead.
 WITH batch AS (
-    SELECT b.seq, b.property_id, b.mapping_id, b.items,
+    SELECT b.id, b.seq, b.property_id, b.mapping_id, b.items,
            (now() AT TIME ZONE pr.timezone)::date AS today
       FROM ari_batches b
       JOIN properties pr ON pr.id = b.property_id
-     WHERE b.id = :batch_id
+     WHERE b.id = ANY(:batch_ids)
 ),
 item AS (
-    SELECT b.seq * 8192 + (e.ord - 1) AS seq, (e.ord - 1)::integer AS index,
+    SELECT b.id AS batch_id, b.seq * 8192 + (e.ord - 1) AS seq, (e.ord - 1)::integer AS index,
            b.property_id, b.mapping_id, b.today,
            e.v->>'room_type_code' AS room_type_code,
            e.v->>'rate_plan_code' AS rate_plan_code,
@@ -99,11 +100,11 @@ staged AS (
        AND (j.days_of_week IS NULL
             OR extract(isodow FROM d)::integer - 1 = ANY (j.days_of_week))
 )
-SELECT index, rejection AS code, room_type_code, rate_plan_code, currency, plan_currency,
-       from_date, to_date
+SELECT batch_id, index, rejection AS code, room_type_code, rate_plan_code, currency,
+       plan_currency, from_date, to_date
   FROM judged
  WHERE rejection IS NOT NULL
- ORDER BY index;
+ ORDER BY seq;
 
 -- name: upsert_room_type_days()!
 -- Inventory from every staged row; restrictions from the rows without a rate plan (those are

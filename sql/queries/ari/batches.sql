@@ -20,30 +20,94 @@ SELECT id AS batch_id, kind, hotel_code, status, item_count, applied_count, reje
   FROM ari_batches
  WHERE id = :id AND partner_id = :partner_id AND environment = :environment;
 
--- name: mark_processing(id)!
--- Committed on its own before the apply, so GET /ari/batches shows the work in hand; a batch
--- already finished is left alone.
+-- name: mark_processing(id)^
+-- Committed on its own before the apply, so GET /ari/batches shows the work in hand. No row
+-- comes back, and its job has nothing to do, when the batch is finished, or locked: in a group
+-- another worker is applying (its jobs all come first in the queue, and each would otherwise
+-- wait for that group's commit only to find its batch finished). Should that group roll back,
+-- its own job's retry takes the batch again (it is among the oldest waiting), and recovery
+-- would requeue it in any case.
 UPDATE ari_batches SET status = 'processing', attempts = attempts + 1,
        started_at = clock_timestamp()
- WHERE id = :id AND status IN ('queued', 'processing');
+ WHERE id = (SELECT id FROM ari_batches
+              WHERE id = :id AND status IN ('queued', 'processing')
+                FOR UPDATE SKIP LOCKED)
+RETURNING property_id, seq;
 
--- name: lock_unfinished_batch(id)^
--- The apply's first statement: a second run of the same batch waits here, then finds it
--- finished and does nothing.
-SELECT id, seq, kind, item_count
-  FROM ari_batches
- WHERE id = :id AND status IN ('queued', 'processing')
-   FOR UPDATE;
+-- name: try_lock_hotels(property_ids)
+-- One transaction at a time applies a hotel's batches, so a hotel's batches take effect in
+-- acceptance order however many workers run: a transaction applies only the batches of hotels
+-- whose advisory lock it holds. These are taken without waiting, and the ones taken come back:
+-- another worker's hotels are left to it. Held to the end of the transaction; the two-key form
+-- keeps these locks apart from the one-key migration lock. Ids past 2^31 only share a lock
+-- with another hotel.
+SELECT property_id
+  FROM unnest(CAST(:property_ids AS bigint[])) WITH ORDINALITY AS h(property_id, position)
+ WHERE pg_try_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
+                                 mod(property_id, 2147483648)::integer)
+ ORDER BY position;
 
--- name: finish_batch(id, applied_count, rejected_count, rejected)!
-UPDATE ari_batches
-   SET status = CASE WHEN :rejected_count = 0 THEN 'applied'
-                     WHEN :applied_count = 0 THEN 'rejected'
+-- name: lock_hotel(property_id)^
+-- The same lock, waited for: taken first in its transaction (so two workers cannot deadlock on
+-- hotels), by a job that found nothing else to do while another worker held its hotel. It then
+-- finds what that worker finished.
+SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
+                             mod(:property_id, 2147483648)::integer) IS NULL AS locked;
+
+-- name: waiting_hotels(property_id, window)
+-- The other hotels of the oldest :window waiting batches, by their oldest batch, with how many
+-- of those batches each has: the hotels a group tries to take. Wider than a group: the oldest
+-- batches may be the ones another worker is applying.
+SELECT property_id, count(*) AS batches
+  FROM (SELECT property_id, seq FROM ari_batches
+         WHERE status IN ('queued', 'processing') AND property_id <> :property_id
+         ORDER BY received_at
+         LIMIT :window) AS waiting
+ GROUP BY property_id
+ ORDER BY min(seq);
+
+-- name: claim_batches(property_ids, own_property_id, max_batches, max_items)
+-- The unfinished batches of the hotels this transaction holds: the own hotel's first (the job's
+-- batch is there), then the others oldest first; the first whatever its size, then while the
+-- group stays within max_batches and max_items. Each hotel's share is its oldest batches, so
+-- its batches take effect in acceptance order. Locked for this transaction, which applies them
+-- all and finishes each with its own outcome. A batch taken from `queued` counts an attempt
+-- here; one already `processing` was counted by its own job (mark_processing), even when that
+-- job waits for its hotel while this group applies the batch. Read after the hotel locks, so
+-- it sees what their previous holders finished.
+WITH waiting AS (
+    SELECT id, row_number() OVER w AS position, sum(item_count) OVER w AS items_up_to
+      FROM ari_batches
+     WHERE property_id = ANY(:property_ids) AND status IN ('queued', 'processing')
+    WINDOW w AS (ORDER BY property_id <> :own_property_id, seq)
+     ORDER BY property_id <> :own_property_id, seq
+     LIMIT :max_batches
+)
+UPDATE ari_batches b
+   SET status = 'processing',
+       attempts = b.attempts + CASE WHEN b.status = 'queued' THEN 1 ELSE 0 END,
+       started_at = CASE WHEN b.status = 'queued' THEN clock_timestamp() ELSE b.started_at END
+  FROM waiting w
+ WHERE b.id = w.id AND (w.position = 1 OR w.items_up_to <= :max_items)
+   AND b.status IN ('queued', 'processing')
+RETURNING b.id, b.seq, b.kind, b.item_count;
+
+-- name: finish_batches(outcomes)!
+-- Every batch of a group with its own outcome, in one statement: outcomes is a JSON object
+-- {batch id: {"applied_count", "rejected_count", "rejected"}}.
+UPDATE ari_batches b
+   SET status = CASE WHEN (o.outcome->>'rejected_count')::integer = 0 THEN 'applied'
+                     WHEN (o.outcome->>'applied_count')::integer = 0 THEN 'rejected'
                      ELSE 'partially_applied' END,
-       applied_count = :applied_count, rejected_count = :rejected_count,
+       applied_count = (o.outcome->>'applied_count')::integer,
+       rejected_count = (o.outcome->>'rejected_count')::integer,
        -- The moment the outcome is written, not the transaction's start (now()).
-       rejected = :rejected, applied_at = clock_timestamp(), failure = NULL
- WHERE id = :id;
+       rejected = o.outcome->'rejected', applied_at = clock_timestamp(), failure = NULL
+  FROM jsonb_each(:outcomes) AS o(id, outcome)
+ WHERE b.id = o.id;
+
+-- name: batch_unfinished(id)^
+SELECT 1 AS unfinished FROM ari_batches WHERE id = :id AND status IN ('queued', 'processing');
 
 -- name: fail_batch(id, failure)!
 -- Processing itself failed, after the job's retries: reported, and left for an operator.

@@ -35,6 +35,15 @@ SELECT status, apply_bucket, total_bucket, count(*) AS batches,
                     WHERE bound < finished.total_seconds)::int AS total_bucket) AS buckets
  GROUP BY status, apply_bucket, total_bucket;
 
+-- name: recently_accepted_batches(window_seconds, scan_limit)^
+-- Batches (and their items) accepted in the last :window_seconds, among the last :scan_limit
+-- accepted (a range of the seq index): against the batches finished in the same window, the
+-- rate the workers must keep up with.
+SELECT count(*) AS batches, coalesce(sum(item_count), 0)::bigint AS items
+  FROM ari_batches
+ WHERE seq > (SELECT coalesce(max(seq), 0) FROM ari_batches) - :scan_limit
+   AND received_at >= clock_timestamp() - make_interval(secs => :window_seconds);
+
 -- name: open_reconciliation_items()$
 -- Through reconciliation_items_open_idx (partial on resolved_at IS NULL).
 SELECT count(*) FROM reconciliation_items WHERE resolved_at IS NULL;
