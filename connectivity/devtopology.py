@@ -117,6 +117,13 @@ class LocalPostgres:
         _run([PG_BIN / "pg_ctl", "-D", self.pgdata, "-l", self.log, "-w", "-t", "60", "start"],
              self.user)
         self.running = True
+        self._postmaster = self._postmaster_pid()
+
+    def _postmaster_pid(self) -> str | None:
+        try:
+            return (self.pgdata / "postmaster.pid").read_text().split("\n", 1)[0]
+        except OSError:
+            return None
 
     def stop(self, mode: str = "fast") -> None:
         _run([PG_BIN / "pg_ctl", "-D", self.pgdata, "-m", mode, "-w", "-t", "60", "stop"],
@@ -124,7 +131,9 @@ class LocalPostgres:
         self.running = False
 
     def close(self) -> None:
-        if self.running:
+        # Only the server this object started: another one may run on the same data folder
+        # since (a `make cluster` started again there).
+        if self.running and self._postmaster_pid() == self._postmaster:
             try:
                 self.stop("immediate")
             except RuntimeError:

@@ -37,13 +37,16 @@ LAG_CHECK_CONNECT_TIMEOUT_SECONDS = 2
 
 READS = Counter("pcs_db_reads", "Read use cases (search, rates, mapping) by the server that "
                 "answered them: replica or primary.", ("target",), registry=REGISTRY)
+# Under gunicorn the largest value of the live processes is shown: one process that cannot
+# reach the replica is enough to see it (a process that has not checked yet shows 0).
 REPLICA_LAG = Gauge("pcs_read_replica_lag_seconds",
-                    "How far the read replica was behind the primary at the last check (NaN "
+                    "How far the read replica was behind the primary at the last check (+Inf "
                     "when it could not be reached).", registry=REGISTRY,
                     multiprocess_mode="livemax")
-REPLICA_USED = Gauge("pcs_read_replica_in_use",
-                     "1 while reads go to the replica, 0 while they go to the primary (lagging "
-                     "or unreachable).", registry=REGISTRY, multiprocess_mode="livemin")
+REPLICA_FALLBACK = Gauge("pcs_read_replica_fallback",
+                         "1 while reads go to the primary because the replica lags more than "
+                         "READ_MAX_LAG_SECONDS or cannot be reached, else 0.",
+                         registry=REGISTRY, multiprocess_mode="livemax")
 
 
 class Reads(Protocol):
@@ -84,8 +87,8 @@ class LagMonitor:
         if self.lag_seconds is not None:
             log.warning("read_replica_lost")
         self.lag_seconds = None
-        REPLICA_USED.set(0)
-        REPLICA_LAG.set(math.nan)
+        REPLICA_FALLBACK.set(1)
+        REPLICA_LAG.set(math.inf)
 
     def _check(self) -> None:
         was = self.lag_seconds
@@ -105,7 +108,7 @@ class LagMonitor:
         else:
             self.lag_seconds = lag
             REPLICA_LAG.set(lag)
-            REPLICA_USED.set(1 if lag <= self._max_lag else 0)
+            REPLICA_FALLBACK.set(0 if lag <= self._max_lag else 1)
             if lag > self._max_lag and (was is None or was <= self._max_lag):
                 log.warning("read_replica_lagging", lag_seconds=round(lag, 3),
                             max_lag_seconds=self._max_lag, action="reads go to the primary")

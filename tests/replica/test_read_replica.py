@@ -120,7 +120,7 @@ def test_reads_are_served_by_the_replica_and_decisions_by_the_primary(cluster,
     page = client.get("/metrics").get_data(as_text=True)
     assert 'pcs_db_reads_total{target="replica"}' in page
     assert "pcs_read_replica_lag_seconds " in page
-    assert "pcs_read_replica_in_use 1.0" in page
+    assert "pcs_read_replica_fallback 0.0" in page
 
 
 def test_a_stale_read_never_oversells(cluster, make_replica_app):
@@ -176,7 +176,7 @@ def test_reads_leave_a_lagging_replica_and_come_back_when_it_catches_up(cluster,
     assert book(client, headers, "DURING-LAG-1").status_code == 201  # WAL the replica holds back
     hotel = until("primary", client, headers)
     lag = REGISTRY.get_sample_value("pcs_read_replica_lag_seconds")
-    assert lag > 1 and REGISTRY.get_sample_value("pcs_read_replica_in_use") == 0
+    assert lag > 1 and REGISTRY.get_sample_value("pcs_read_replica_fallback") == 1
     assert hotel["available"] is True
     assert book(client, headers, "DURING-LAG-2").status_code == 201
     assert primary_inventory(cluster) == [3, 3]
@@ -184,6 +184,7 @@ def test_reads_leave_a_lagging_replica_and_come_back_when_it_catches_up(cluster,
     cluster.on_replica("SELECT pg_wal_replay_resume()")
     until("replica", client, headers)
     assert REGISTRY.get_sample_value("pcs_read_replica_lag_seconds") <= 1
+    assert REGISTRY.get_sample_value("pcs_read_replica_fallback") == 0
     assert primary_inventory(cluster) == [3, 3] and booking_count(cluster) == 2
 
 
@@ -198,7 +199,8 @@ def test_a_stopped_replica_sends_reads_to_the_primary_without_a_5xx(cluster, mak
     cluster.replica.stop()
     served = [search(client, headers)[1] for _ in range(5)]  # each one a 200 (search asserts)
     assert set(served) == {"primary"}
-    assert math.isnan(REGISTRY.get_sample_value("pcs_read_replica_lag_seconds"))
+    assert math.isinf(REGISTRY.get_sample_value("pcs_read_replica_lag_seconds"))
+    assert REGISTRY.get_sample_value("pcs_read_replica_fallback") == 1
     for n in range(3):
         assert book(client, headers, f"REPLICA-DOWN-{n}").status_code == 201
     assert primary_inventory(cluster) == [7, 7]
