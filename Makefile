@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: run test bench soak clean
+.PHONY: run test bench soak cluster clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: install Python 3.11 or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
@@ -42,6 +42,12 @@ bench: $(BENCH_STAMP)
 #   make soak SOAK_ARGS="--operations 10000 --clients 16 --seed 7"
 soak: $(BENCH_STAMP)
 	$(BIN)/python -m bench.soak $(SOAK_ARGS)
+
+# A production-shaped topology on this machine (connectivity/devcluster.py): PostgreSQL primary
+# and streaming replica, PgBouncer when installed, Redis, two web instances, two RQ workers.
+# Ctrl-C stops it. `make soak SOAK_ARGS="--cluster"` aims the soak at it.
+cluster: $(STAMP)
+	$(BIN)/python -m connectivity.devcluster
 
 clean:
 	rm -rf $(VENV) .local .pytest_cache .hypothesis

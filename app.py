@@ -23,6 +23,7 @@ from connectivity.logs import configure_logging
 from connectivity.mapping.routes import blp as mapping_blp
 from connectivity.metrics.endpoint import init_metrics
 from connectivity.operator import register_cli
+from connectivity.reads import LagMonitor, ReadTarget
 from connectivity.reservations.routes import blp as reservations_blp
 from connectivity.routing import register_converters
 from connectivity.settings import Settings
@@ -46,6 +47,22 @@ def redis_pool(settings: Settings) -> redis.ConnectionPool:
         settings.redis_url, max_connections=settings.redis_pool_size, timeout=2, **options)
 
 
+def read_target(settings: Settings, primary: Database) -> ReadTarget:
+    """Search, rates and the mapping reads: on DATABASE_READ_URL's replica when it is set."""
+    if settings.database_read_url is None:
+        return ReadTarget(primary)
+    replica = Database(settings.database_read_url, max_size=settings.db_pool_size,
+                       # A replica that stopped answering sends the read to the primary after
+                       # this wait, not after the primary pool's full one.
+                       timeout=min(1.0, settings.db_pool_timeout_seconds),
+                       application_name="pcs-web-read",
+                       statement_timeout_seconds=settings.db_statement_timeout_seconds,
+                       idle_in_transaction_timeout_seconds=(
+                           settings.db_idle_in_transaction_timeout_seconds))
+    return ReadTarget(primary, replica,
+                      LagMonitor(settings.database_read_url, settings.read_max_lag_seconds))
+
+
 def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     configure_logging(settings.log_level)
@@ -62,6 +79,7 @@ def create_app(settings: Settings | None = None) -> Flask:
                   statement_timeout_seconds=settings.db_statement_timeout_seconds,
                   idle_in_transaction_timeout_seconds=(
                       settings.db_idle_in_transaction_timeout_seconds))
+    reads = read_target(settings, db)
     redis_client = redis.Redis(connection_pool=redis_pool(settings))
     guards = build_guards(settings, redis_client)
     # Operator changes of what a key's row holds are announced after they commit, so every web
@@ -70,6 +88,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions.update({
         "connectivity.settings": settings,
         "connectivity.db": db,
+        # The read use cases' database: the replica while it keeps up, else `db` (reads.py).
+        "connectivity.reads": reads,
         "connectivity.redis": redis_client,
         "connectivity.guards": guards,
         "connectivity.ari_queue": BatchQueue(redis_client, settings.redis_prefix),

@@ -30,6 +30,13 @@ confirmed in the database must be exactly those answered 201 and not cancelled. 
 transport error is a failure.
 
     make soak                         # or: python -m bench.soak --operations 10000 --clients 16
+
+With --cluster it aims at the topology `make cluster` runs (connectivity/devcluster.py) instead
+of starting its own: the clients are spread over both web instances, searches join the mix (read
+on the streaming replica), the cluster's database is emptied first, and one more check: every
+accepted ARI batch reached a final status, applied exactly once by one of the two competing
+workers (their logs hold one `ari_batch_applied` line per batch, and a second run of a job says
+`ari_batch_already_finished`).
 """
 
 from __future__ import annotations
@@ -72,6 +79,8 @@ PHASE_1_SHARE = 0.05
 # Phase-2 mix (weights).
 MIX = {"book": 35, "cancel_booking": 12, "push_reservation": 25, "cancel_reservation": 10,
        "modify_reservation": 10, "ari": 8}
+# On a cluster, searches too: the reads the replica serves.
+CLUSTER_MIX = {**MIX, "search": 20}
 
 
 def catalog() -> dict:
@@ -141,6 +150,50 @@ def start_services() -> Services:
     return Services(database_url, redis_url, key, embedded)
 
 
+def cluster_services() -> tuple[Services, dict[str, str]]:
+    """The settings `make cluster` wrote; its database emptied for this run."""
+    from connectivity.devcluster import CLUSTER
+    path = CLUSTER / "env"
+    if not path.exists():
+        raise SystemExit(f"{path} not found: start `make cluster` first, in another terminal")
+    env = dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+    env = {name: value.strip("'") for name, value in env.items()}
+    # The checks read the primary itself, not through PgBouncer.
+    database_url = env["DATABASE_DIRECT_URL"]
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+            "AND tablename <> 'schema_migrations'")]
+        conn.execute(sql.SQL("TRUNCATE {} RESTART IDENTITY CASCADE").format(
+            sql.SQL(", ").join(sql.Identifier(t) for t in tables)))
+    print(f"soaking the cluster of {path.relative_to(LOCAL.parent)} (its tables emptied first): "
+          f"web {env['WEB_URLS']}")
+    return Services(database_url, env["REDIS_URL"], env["SECRET_KEY"], []), env
+
+
+def applied_exactly_once(accepted: set[str], worker_logs: list[str]) -> tuple[list[str], dict]:
+    """Violations of "each accepted batch applied once", from the workers' own log lines, and
+    how many each worker applied."""
+    applied, per_worker, repeated = Counter(), {}, 0
+    for path in worker_logs:
+        count = 0
+        with open(path, errors="replace") as log:
+            for line in log:
+                if '"ari_batch_' not in line or not line.startswith("{"):
+                    continue
+                event = json.loads(line)
+                if event.get("event") == "ari_batch_applied":
+                    applied[event["batch_id"]] += 1
+                    count += 1
+                elif event.get("event") == "ari_batch_already_finished":
+                    repeated += 1
+        per_worker[os.path.basename(path)] = count
+    violations = [f"ARI batch {b} applied {applied[b]} times" for b in sorted(accepted)
+                  if applied[b] != 1]
+    violations += [f"ARI batch {b} applied but never accepted" for b in set(applied) - accepted]
+    return violations, {"applied_by": per_worker, "second_runs_that_did_nothing": repeated}
+
+
 def prepare(services: Services) -> tuple[str, str]:
     """The catalogue and two keys (pull; push, unsigned: signing is tested elsewhere and the
     soak is about what the database ends up holding)."""
@@ -172,8 +225,9 @@ class Record:
 
 
 class Soak:
-    def __init__(self, port: int, pull: str, push: str, operations: int, clients: int, seed: int):
-        self.port, self.clients = port, clients
+    def __init__(self, ports: list[int], pull: str, push: str, operations: int, clients: int,
+                 seed: int, mix: dict[str, int] = MIX):
+        self.ports, self.clients, self.mix = ports, clients, mix
         self.pull = {"Authorization": f"Bearer {pull}", "Content-Type": "application/json"}
         self.push = {"Authorization": f"Bearer {push}", "Content-Type": "application/json"}
         self.start = dt.date.today() + dt.timedelta(days=10)
@@ -195,7 +249,8 @@ class Soak:
         for attempt in (1, 2):
             conn = getattr(self.local, "conn", None)
             if conn is None:
-                conn = self.local.conn = http.client.HTTPConnection("127.0.0.1", self.port,
+                port = getattr(self.local, "port", self.ports[0])
+                conn = self.local.conn = http.client.HTTPConnection("127.0.0.1", port,
                                                                     timeout=60)
             try:
                 conn.request(method, API + path, json.dumps(body).encode(), headers)
@@ -334,7 +389,9 @@ class Soak:
         remaining = [count]
         seeds = [self.rng.randrange(2**32) for _ in range(self.clients)]
 
-        def client(seed: int) -> None:
+        def client(seed: int, n: int) -> None:
+            # Client n talks to web instance n modulo their number.
+            self.local.port = self.ports[n % len(self.ports)]
             rng = random.Random(seed)
             while True:
                 with self.lock:
@@ -346,7 +403,7 @@ class Soak:
             if conn is not None:
                 conn.close()
 
-        threads = [threading.Thread(target=client, args=(s,)) for s in seeds]
+        threads = [threading.Thread(target=client, args=(s, n)) for n, s in enumerate(seeds)]
         started = time.monotonic()
         for t in threads:
             t.start()
@@ -354,8 +411,17 @@ class Soak:
             t.join()
         return time.monotonic() - started
 
+    def search(self, rng: random.Random, i: int) -> Record:
+        """A read (on the replica in a cluster); its answer only has to be a 200."""
+        first, nights = self.stay(rng)
+        body = {"hotel_codes": [HOTEL], "check_in": self.date(first),
+                "check_out": self.date(first + nights), "rooms": 1,
+                "occupancy": [{"adults": 2}]}
+        status, answer = self.call("POST", "/availability/search", body, self.pull)
+        return self.record(Record("search", status, answer, body))
+
     def phase_2_operation(self, rng: random.Random, i: int) -> Record:
-        kind = rng.choices(list(MIX), weights=list(MIX.values()))[0]
+        kind = rng.choices(list(self.mix), weights=list(self.mix.values()))[0]
         if kind == "ari":
             return self.put_ari(rng, ARI_ONLY)
         return getattr(self, kind)(rng, i)
@@ -478,16 +544,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--operations", type=int, default=10000)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--cluster", action="store_true",
+                        help="aim at the running `make cluster` instead of starting a stack")
     args = parser.parse_args(argv)
 
-    services = start_services()
+    cluster_env = None
+    if args.cluster:
+        services, cluster_env = cluster_services()
+        server = worker = None
+        ports = [int(url.rsplit(":", 1)[1]) for url in cluster_env["WEB_URLS"].split(",")]
+    else:
+        services = start_services()
+        server = WebServer("app", services.settings())
+        worker = WorkerProcess(services.settings())
     pull, push = prepare(services)
-    server = WebServer("app", services.settings())
-    worker = WorkerProcess(services.settings())
     try:
-        server.start()
-        worker.start()
-        soak = Soak(server.port, pull, push, args.operations, args.clients, args.seed)
+        if server is not None:
+            server.start()
+            worker.start()
+            ports = [server.port]
+        soak = Soak(ports, pull, push, args.operations, args.clients, args.seed,
+                    mix=CLUSTER_MIX if args.cluster else MIX)
 
         # Phase 1: one batch covering every room type and night first, then random ones.
         soak.put_ari(random.Random(args.seed), BOOKED + ARI_ONLY, full=True)
@@ -509,9 +586,17 @@ def main(argv: list[str] | None = None) -> int:
         final_ari = ari_expectation(soak, soak.records, services.database_url)
         base = {k: (final_ari[k] if k[0] in ARI_ONLY else v) for k, v in base.items()}
         result = check(soak, base, services.database_url)
+        once = None
+        if cluster_env is not None:
+            accepted = {r.body["data"]["batch_id"] for r in soak.records
+                        if r.kind == "ari" and r.status == 202}
+            once_violations, once = applied_exactly_once(
+                accepted, cluster_env["WORKER_LOGS"].split(","))
+            result["violations"] += once_violations
     finally:
-        worker.stop()
-        server.stop()
+        if server is not None:
+            worker.stop()
+            server.stop()
         services.stop()
 
     records = soak.records
@@ -530,6 +615,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"    {kind}: " + ", ".join(f"{s} x{n}" for (k, s), n in sorted(answers.items())
                                           if k == kind))
     print(f"  ARI batches: {dict(batches)}")
+    if once is not None:
+        print(f"  ARI batches applied per worker: {once['applied_by']}; second runs that found "
+              f"the batch finished: {once['second_runs_that_did_nothing']}")
+    if args.cluster:
+        print(f"  web instances: {len(ports)}, clients spread over them")
     print(f"  bookings confirmed at the end: {result['bookings_confirmed']}, reservation nights "
           f"held: {result['reservation_nights_held']}")
     print(f"  nights checked (room type x night): {result['nights_checked']}")

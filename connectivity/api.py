@@ -57,6 +57,12 @@ could be replayed, so the service refuses rather than accept it unchecked); bear
 served, rate limits are then enforced by each server process on its own, and ARI batches are
 accepted (`202`, `queued`) and applied once the queue is back.
 
+**Freshness.** Search, rates and the mapping reads may be answered from a read replica, a few
+seconds at most behind (`READ_MAX_LAG_SECONDS`, 5 by default; past that they are answered from
+current data). Quotes and bookings always decide on current data: a booking made from an offer
+that has since sold out or changed price is refused (409 `sold_out`, `not_sellable` or
+`price_mismatch`), never overbooked.
+
 **Order of checks.** Routing (404, 405), body size (413), authentication (401), rate limit (429),
 scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`), media type
 (415), JSON syntax (400), field rules (422), then the operation.

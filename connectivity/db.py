@@ -18,6 +18,8 @@ from psycopg import errors as pg_errors
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from .queries import queries
+
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable)
 
@@ -66,6 +68,50 @@ def announces(event: str) -> Callable[[F], F]:
     return mark
 
 
+class SessionConnection(psycopg.Connection):
+    """A connection that knows whether it reaches PostgreSQL directly or through a
+    transaction-pooling PgBouncer.
+
+    PgBouncer refuses the startup parameter `options` (which carries our session settings) with
+    "unsupported startup parameter: options". Such a connection is made again without it and
+    marked `behind_pooler`: `Database` then sets those settings per transaction
+    (sql/queries/session), and psycopg's automatic server-side preparing is turned off, since a
+    statement prepared on one server connection is unknown on the next one PgBouncer hands out
+    (PgBouncer 1.18, Debian bookworm's, does not track prepared statements). Once a URL is known
+    to go through a pooler, its next connections skip the refused attempt."""
+
+    behind_pooler = False
+
+    @classmethod
+    def connect(cls, conninfo: str = "", **kwargs):
+        pooled = conninfo in _POOLED_URLS
+        if kwargs.get("options") and not pooled:
+            try:
+                return super().connect(conninfo, **kwargs)
+            except psycopg.OperationalError as exc:
+                if "unsupported startup parameter" not in str(exc):
+                    raise
+                _POOLED_URLS.add(conninfo)
+                pooled = True
+        if pooled:
+            kwargs.pop("options", None)
+            kwargs["prepare_threshold"] = None
+        conn = super().connect(conninfo, **kwargs)
+        conn.behind_pooler = pooled
+        return conn
+
+
+# URLs found to lead to a transaction pooler, in this process.
+_POOLED_URLS: set[str] = set()
+
+
+def behind_pooler(url: str) -> bool:
+    """Whether `url` leads to a pooler that refuses session settings (one connection to find
+    out, unless this process knows already)."""
+    with SessionConnection.connect(url, options="-c jit=off", autocommit=True) as conn:
+        return conn.behind_pooler
+
+
 def session_options(statement_timeout_seconds: float | None,
                     idle_in_transaction_timeout_seconds: float | None) -> str:
     """The server settings every connection of a pool starts with, as a startup `options`
@@ -86,12 +132,20 @@ def session_options(statement_timeout_seconds: float | None,
     return " ".join(options)
 
 
+def _milliseconds(seconds: float | None) -> str | None:
+    return None if seconds is None else str(int(seconds * 1000))
+
+
 class Database:
     def __init__(self, url: str, *, max_size: int = 8, timeout: float = 5.0, retries: int = 5,
                  application_name: str = "pcs-web",
                  statement_timeout_seconds: float | None = None,
                  idle_in_transaction_timeout_seconds: float | None = None):
         self._retries = retries
+        self._timeouts_ms = {
+            "statement_timeout": _milliseconds(statement_timeout_seconds),
+            "idle_in_transaction_session_timeout": _milliseconds(
+                idle_in_transaction_timeout_seconds)}
         self._listeners: dict[str, list[Callable[[], None]]] = {}
         self._pool = LazyPool(
             url,
@@ -105,6 +159,7 @@ class Database:
                     "application_name": application_name},
             # A connection broken by a database restart is found and replaced before it is used.
             check=ConnectionPool.check_connection,
+            connection_class=SessionConnection,
             name="connectivity",
         )
 
@@ -116,6 +171,8 @@ class Database:
     def connection(self) -> Iterator[psycopg.Connection]:
         """One transaction: committed when the block ends, rolled back if it raises."""
         with self._pool.connection() as conn:
+            if conn.behind_pooler:
+                queries().session.settings_for_transaction(conn, **self._timeouts_ms)
             yield conn
 
     def listen(self, event: str, listener: Callable[[], None]) -> None:

@@ -166,7 +166,7 @@ def _prepare_demo() -> None:
     app = create_app()
     settings = app.extensions["connectivity.settings"]
     db = app.extensions["connectivity.db"]
-    applied = upgrade(settings.database_url)
+    applied = upgrade(settings.database_url, direct_url=settings.database_direct_url)
     print(f"migrations applied: {', '.join(applied) or 'none pending'}")
     db.run(load_catalog, parse_catalog(DEMO_CATALOG.read_text()))
     print(f"demo catalogue loaded from {DEMO_CATALOG.relative_to(ROOT)}")

@@ -14,7 +14,7 @@ from .auth.credentials import SigningVault
 from .auth.keycache import KeyCache, KeyGeneration
 from .auth.nonces import NonceLedger
 from .auth.ratelimit import KeyRateLimiter
-from .db import RECONNECT_TIMEOUT_SECONDS, LazyPool, session_options
+from .db import RECONNECT_TIMEOUT_SECONDS, LazyPool, SessionConnection, session_options
 from .queries import queries
 from .settings import Settings
 
@@ -38,6 +38,9 @@ class KeyReader:
         self._pool = LazyPool(url, min_size=1, max_size=max_size, timeout=timeout,
                               reconnect_timeout=RECONNECT_TIMEOUT_SECONDS,
                               name="connectivity-keys",
+                              # Behind a transaction pooler these single reads go without the
+                              # session settings (docs/operations.md, "PgBouncer").
+                              connection_class=SessionConnection,
                               kwargs={"row_factory": dict_row, "autocommit": True,
                                       "options": options})
 

@@ -55,6 +55,14 @@ class Settings:
     # copies off. Revocation is immediate either way; this bounds only a change whose
     # announcement to Redis failed (the operator CLI says so and exits non-zero).
     key_cache_ttl_seconds: float = 10.0
+    # A streaming replica for the reads that decide nothing (connectivity/reads.py); None: every
+    # read goes to database_url. Reads go back to the primary while the replica lags more than
+    # read_max_lag_seconds or cannot be reached.
+    database_read_url: str | None = None
+    read_max_lag_seconds: float = 5.0
+    # A connection that bypasses a transaction pooler in front of database_url, for the
+    # migrations that cannot run in a transaction (operator/migrations.py).
+    database_direct_url: str | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -91,6 +99,9 @@ class Settings:
                     env.get("ARI_WORKER_BATCHES_PER_SECOND", 1000)),
                 metrics_token=env.get("METRICS_TOKEN") or None,
                 key_cache_ttl_seconds=float(env.get("KEY_CACHE_TTL_SECONDS", 10)),
+                database_read_url=_connection_url(env, "DATABASE_READ_URL"),
+                read_max_lag_seconds=float(env.get("READ_MAX_LAG_SECONDS", 5)),
+                database_direct_url=_connection_url(env, "DATABASE_DIRECT_URL"),
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
@@ -103,6 +114,28 @@ class Settings:
             raise SettingsError("KEY_CACHE_TTL_SECONDS must be 0 (no key cache) or more")
         if settings.ari_worker_batches_per_second <= 0:
             raise SettingsError("ARI_WORKER_BATCHES_PER_SECOND must be more than 0")
+        if settings.read_max_lag_seconds <= 0:
+            raise SettingsError("READ_MAX_LAG_SECONDS must be more than 0")
         if settings.quote_ttl_seconds < 1:
             raise SettingsError("QUOTE_TTL_SECONDS must be at least 1 (a quote token's validity)")
         return settings
+
+
+def _connection_url(env: Mapping[str, str], name: str) -> str | None:
+    """An optional PostgreSQL URL, checked for form at start-up (whether it answers is found
+    out on use): a typo stops the service here rather than at the first read."""
+    value = env.get(name) or None
+    if value is None:
+        return None
+    from psycopg.conninfo import conninfo_to_dict
+    try:
+        params = conninfo_to_dict(value)
+    except Exception as exc:  # psycopg.ProgrammingError, with libpq's reason
+        raise SettingsError(f"{name} is not a valid PostgreSQL connection URL "
+                            f"(postgresql://user@host:port/database): "
+                            f"{str(exc).splitlines()[0]}") from None
+    # libpq reads the port only when it connects: a port that is not a number is caught here.
+    ports = str(params.get("port") or "").split(",")
+    if not all(port.isdigit() for port in ports if port):
+        raise SettingsError(f"{name} has a port that is not a number: {params['port']!r}")
+    return value

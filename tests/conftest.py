@@ -1,10 +1,15 @@
 """Test services: real PostgreSQL and Redis. With DATABASE_URL / REDIS_URL set those servers are
 used (a fresh database and a key prefix of this run's own); unset, embedded ones are started
-under .local/. Each test starts from empty tables and no Redis keys of this run."""
+under .local/. Each test starts from empty tables and no Redis keys of this run.
+
+With PCS_TEST_THROUGH_PGBOUNCER=1 (.ci/run sets it for a second pass over the API tests) the
+tests reach that database through a PgBouncer in transaction pooling mode, migrations included;
+where `pgbouncer` is not installed the run is skipped, saying so."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +26,7 @@ from app import create_app
 from connectivity.ari.queue import queue_name
 from connectivity.auth.credentials import SigningVault
 from connectivity.devstack import LOCAL, EmbeddedPostgres, EmbeddedRedis
+from connectivity.devtopology import PgBouncer, pgbouncer_program
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.keys import issue_key
 from connectivity.operator.migrations import upgrade
@@ -35,10 +41,20 @@ class Services:
     database_url: str
     redis_url: str
     redis_prefix: str
+    # The database itself, when database_url goes through PgBouncer (else the same URL).
+    direct_url: str = ""
+
+
+def through_pgbouncer() -> bool:
+    return os.environ.get("PCS_TEST_THROUGH_PGBOUNCER", "") not in ("", "0")
 
 
 @pytest.fixture(scope="session")
 def services():
+    if through_pgbouncer() and pgbouncer_program() is None:
+        pytest.skip("PCS_TEST_THROUGH_PGBOUNCER is set but pgbouncer is not installed "
+                    "(Debian: apt-get install pgbouncer): the tests needing a database were "
+                    "skipped")
     started = []
     server_url = os.environ.get("DATABASE_URL")
     if not server_url:
@@ -54,16 +70,26 @@ def services():
     test_db = f"connectivity_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     with psycopg.connect(server_url, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(test_db)))
-    database_url = make_conninfo(server_url, dbname=test_db)
-    upgrade(database_url)
+    database_url = direct_url = make_conninfo(server_url, dbname=test_db)
+    if through_pgbouncer():
+        bouncer = PgBouncer(Path(tempfile.mkdtemp(prefix="pcs-test-pgbouncer-")), server_url)
+        started.append(bouncer)
+        database_url = bouncer.url(test_db)
+        upgrade(database_url, direct_url=direct_url)
+    else:
+        upgrade(database_url)
     try:
-        yield Services(database_url, redis_url, f"pcs-test-{uuid.uuid4().hex[:8]}:")
+        yield Services(database_url, redis_url, f"pcs-test-{uuid.uuid4().hex[:8]}:", direct_url)
     finally:
+        for service in reversed(started):
+            if isinstance(service, PgBouncer):
+                service.close()
         with psycopg.connect(server_url, autocommit=True) as admin:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
                           .format(sql.Identifier(test_db)))
         for service in reversed(started):
-            service.stop()
+            if not isinstance(service, PgBouncer):
+                service.stop()
 
 
 @pytest.fixture(scope="session")
@@ -77,6 +103,7 @@ def app(settings):
     application = create_app(settings)
     application.config["TESTING"] = True
     yield application
+    application.extensions["connectivity.reads"].close()
     application.extensions["connectivity.db"].close()
     application.extensions["connectivity.guards"].close()
 

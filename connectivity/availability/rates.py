@@ -9,7 +9,7 @@ from dataclasses import fields
 from typing import Any
 
 from ..auth.authenticate import Caller
-from ..db import Database
+from ..reads import Reads
 from ..errors import ValidationFailed
 from ..pricing import NightPrice, OccupancyError, normalise_occupancy, quote_in_currency
 from ..pricing.stay_nights import stay_nights
@@ -19,7 +19,7 @@ from .stay import fx_multiplier
 NIGHT_FIELDS = tuple(f.name for f in fields(NightPrice))
 
 
-def rates(db: Database, caller: Caller, request: dict[str, Any], now: dt.datetime) -> dict:
+def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime) -> dict:
     check_in, check_out = request["check_in"], request["check_out"]
     with db.connection() as conn:
         snapshot = read_offers(conn, caller, request, now)

@@ -33,7 +33,7 @@ def search(request):
     `check_in` must be today or later at every hotel searched (422 otherwise); a `currency`
     that some searched hotel's prices cannot be converted into is 422
     `currency_not_supported`."""
-    return ready_response(search_hotels(current_app.extensions["connectivity.db"],
+    return ready_response(search_hotels(current_app.extensions["connectivity.reads"],
                                         current_caller(), request, utc_now()))
 
 
@@ -53,5 +53,5 @@ def rates(request):
     are in the requested `currency` (each night converted and rounded, the total the sum of the
     nights), else in the hotel's. 404 `not_found` when the hotel is not mapped and active for
     the caller."""
-    return ready_response(read_rates(current_app.extensions["connectivity.db"], current_caller(),
+    return ready_response(read_rates(current_app.extensions["connectivity.reads"], current_caller(),
                                      request, utc_now()))

@@ -7,14 +7,14 @@ import datetime as dt
 from typing import Any
 
 from ..auth.authenticate import Caller
-from ..db import Database
+from ..reads import Reads
 from ..errors import CurrencyNotSupported, ValidationFailed
 from ..pricing.money import round_money
 from ..queries import queries
 from .stay import distinct_rooms, minor_units_table, property_today
 
 
-def search(db: Database, caller: Caller, request: dict[str, Any], now: dt.datetime) -> dict:
+def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime) -> dict:
     # A code sent twice is answered once, in the order first sent.
     codes = list(dict.fromkeys(request["hotel_codes"]))
     with db.connection() as conn:

@@ -20,7 +20,7 @@ def list_hotels():
     """Properties mapped and active for the caller (scope content.read)
 
     In the partner's hotel codes. A property whose distribution is paused is omitted."""
-    return service.list_hotels(current_app.extensions["connectivity.db"], current_caller())
+    return service.list_hotels(current_app.extensions["connectivity.reads"], current_caller())
 
 
 @blp.route("/mapping/hotels/<hotel_code:hotelCode>", methods=["GET"])
@@ -32,5 +32,5 @@ def get_hotel(hotelCode):  # noqa: N803 - the specification's parameter name
 
     In the partner's codes, with the occupancy limits, board type and cancellation policy of
     each rate plan. 404 `not_found` when the code is not mapped and active for the caller."""
-    return service.hotel_detail(current_app.extensions["connectivity.db"], current_caller(),
+    return service.hotel_detail(current_app.extensions["connectivity.reads"], current_caller(),
                                 hotelCode)

@@ -4,19 +4,19 @@ distribution is paused is absent, exactly as an unmapped one."""
 from __future__ import annotations
 
 from ..auth.authenticate import Caller
-from ..db import Database
+from ..reads import Reads
 from ..errors import NotFound
 from ..queries import queries
 
 
-def list_hotels(db: Database, caller: Caller) -> dict:
+def list_hotels(db: Reads, caller: Caller) -> dict:
     with db.connection() as conn:
         rows = queries().mapping.list_active_hotels(
             conn, partner_id=caller.partner_id, environment=caller.environment)
     return {"hotels": rows}
 
 
-def hotel_detail(db: Database, caller: Caller, hotel_code: str) -> dict:
+def hotel_detail(db: Reads, caller: Caller, hotel_code: str) -> dict:
     q = queries().mapping
     with db.connection() as conn:
         hotel = q.find_active_hotel(conn, partner_id=caller.partner_id,

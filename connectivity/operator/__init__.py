@@ -44,7 +44,8 @@ reconciliation_cli = AppGroup("reconciliation",
 def db_upgrade():
     """Apply pending migrations of sql/migrations, in order, once each."""
     try:
-        applied = upgrade(_settings().database_url)
+        applied = upgrade(_settings().database_url,
+                          direct_url=_settings().database_direct_url)
     except MigrationError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"applied {len(applied)} migration(s)" + (f": {', '.join(applied)}" if applied else ""))

@@ -26,7 +26,7 @@ def test_what_the_api_accepts_the_database_stores(services):
                                          rng.randrange(0x7f, 0xa0), rng.randrange(0xa0, 0x3000),
                                          0x2f]))
                          for _ in range(rng.randrange(1, 8))) for _ in range(400)]
-    with psycopg.connect(services.database_url) as conn:
+    with psycopg.connect(services.database_url, prepare_threshold=None) as conn:
         for value in SAMPLES + generated:
             if "\x00" in value:
                 continue  # PostgreSQL text cannot hold it at all; wire.py refuses it first

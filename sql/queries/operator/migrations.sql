@@ -4,9 +4,10 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
     applied_at  timestamptz NOT NULL DEFAULT now()
 );
 
--- name: lock_migrations()$
--- One upgrade at a time, even when two release steps start together.
-SELECT pg_advisory_xact_lock(hashtext('connectivity.schema_migrations'));
+-- name: try_lock_migrations()$
+-- One upgrade at a time, even when two release steps start together. Tried, not waited for:
+-- the runner waits between tries outside any transaction (operator/migrations.py says why).
+SELECT pg_try_advisory_xact_lock(hashtext('connectivity.schema_migrations'));
 
 -- name: applied_versions()
 SELECT version FROM schema_migrations ORDER BY version;
@@ -18,10 +19,10 @@ INSERT INTO schema_migrations (version) VALUES (:version);
 SET LOCAL lock_timeout = '5s';
 SET LOCAL statement_timeout = '10min';
 
--- name: lock_migrations_for_session()$
+-- name: try_lock_migrations_for_session()$
 -- The same lock for a migration that runs outside a transaction: held by the session until
 -- unlock_migrations_for_session.
-SELECT pg_advisory_lock(hashtext('connectivity.schema_migrations'));
+SELECT pg_try_advisory_lock(hashtext('connectivity.schema_migrations'));
 
 -- name: unlock_migrations_for_session()$
 SELECT pg_advisory_unlock(hashtext('connectivity.schema_migrations'));
