@@ -14,6 +14,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
+from .sandbox.openapi import EXTENSION as SANDBOX_EXTENSION
+from .sandbox.openapi import SandboxScenarioPlugin
 from .schema_fields import register_code_lists
 from . import API_PREFIX
 from .envelope import ErrorEnvelopeSchema, error_response
@@ -57,9 +59,18 @@ could be replayed, so the service refuses rather than accept it unchecked); bear
 served, rate limits are then enforced by each server process on its own, and ARI batches are
 accepted (`202`, `queued`) and applied once the queue is back.
 
+**Sandbox scenarios.** With a sandbox key, the `X-Sandbox-Scenario` header forces an outcome
+(`sold_out`, `price_changed`, `quote_expired`, `penalty_exceeds_expectation`, `rate_limited`,
+`service_unavailable`, `internal_error`, `partially_applied`, `delayed_apply`) so that a client's
+error handling can be tested; each operation lists the values it honours. The answers are built
+from the request (its hotel, room type, plan and dates) and store nothing unless said. An
+unknown value, or one the operation does not honour, is 422 `validation_failed` naming the
+header; a production key sending it gets 403 `sandbox_only`.
+
 **Order of checks.** Routing (404, 405), body size (413), authentication (401), rate limit (429),
 scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`), media type
-(415), JSON syntax (400), field rules (422), then the operation.
+(415), JSON syntax (400), field rules (422, `X-Sandbox-Scenario` included, then 403
+`sandbox_only`), then the operation.
 """
 
 
@@ -85,7 +96,11 @@ class ApiBlueprint(Blueprint):
         register = super().route(rule, parameters=parameters, tags=tags, **options)
 
         def decorator(view):
-            register(self.doc(operationId=view.__name__)(view))
+            doc = {"operationId": view.__name__}
+            scenarios = getattr(view, "sandbox_scenarios", None)
+            if scenarios is not None:  # every guarded route (auth.access.requires)
+                doc[SANDBOX_EXTENSION] = list(scenarios)
+            register(self.doc(**doc)(view))
             return view
         return decorator
 
@@ -129,6 +144,7 @@ def init_api(app: Flask) -> ConnectivityApi:
         "info": {"description": DESCRIPTION},
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}, {"signed": []}],
+        "extra_plugins": [SandboxScenarioPlugin()],
     })
     api.spec.components.security_scheme("bearer", {
         "type": "http", "scheme": "bearer", "description": "`<key_id>.<secret>`"})
