@@ -10,44 +10,15 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
 from connectivity.operator.demo_ari import seed_demo_ari
 from connectivity.operator.walkthrough import next_week_stay, walkthrough
+from tests.live_service import live_origin, worker  # noqa: F401 - fixtures
 
-ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ("bash", "curl", "openssl")
-
-
-@pytest.fixture
-def live_origin(app):
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(10)
-
-
-@pytest.fixture
-def worker(services, settings):
-    env = {**os.environ, "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
-           "REDIS_PREFIX": services.redis_prefix, "SECRET_KEY": settings.secret_key}
-    proc = subprocess.Popen([sys.executable, "-m", "connectivity.worker"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    yield proc
-    proc.terminate()
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
 
 
 def answers(output: str) -> list[dict]:
