@@ -136,9 +136,7 @@ def init_api(app: Flask) -> ConnectivityApi:
         OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX=API_PREFIX,
         OPENAPI_JSON_PATH="openapi.json",
-        OPENAPI_SWAGGER_UI_PATH="docs",
-        # Served by this app from the swagger-ui-bundle package: the page needs no CDN.
-        OPENAPI_SWAGGER_UI_URL=f"{API_PREFIX}/docs/assets/",
+        # The docs page is connectivity/docs_page (it signs "Try it out" requests).
     )
     api = ConnectivityApi(app, spec_kwargs={
         "info": {"description": DESCRIPTION},
