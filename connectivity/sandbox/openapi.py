@@ -19,15 +19,16 @@ def header_parameter(values: tuple[str, ...]) -> dict:
         description = ("Sandbox keys only (a production key sending it gets 403 `sandbox_only`): "
                        "forces an outcome to test error handling. Applied after authentication, "
                        "rate limit, scope and field rules; the answer is built from this "
-                       "request and stores nothing unless said. Values for this operation:\n"
+                       "request and stores nothing unless said. For example `X-Sandbox-Scenario: "
+                       f"{values[0]}`. Values for this operation:\n"
                        f"{listed}")
     else:
         description = ("Not honoured by this operation: a sandbox key sending it gets 422 "
                        "`validation_failed`, a production key 403 `sandbox_only`.")
+    # No `example`: the docs page's "Try it out" would fill it in and force it on every try.
     schema = {"type": "string"}
     if values:
         schema["enum"] = list(values)
-        schema["example"] = values[0]
     return {"name": HEADER, "in": "header", "required": False, "schema": schema,
             "description": description}
 
