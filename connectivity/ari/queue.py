@@ -42,14 +42,19 @@ class BatchQueue:
         self.connection = connection
         self.queue = Queue(queue_name(redis_prefix), connection=connection)
 
-    def enqueue(self, batch_id: str) -> bool:
-        """Put the batch's job on the queue; False (and a warning) when Redis cannot be reached,
-        which loses nothing: the batch is in PostgreSQL and recovery enqueues it later."""
+    def enqueue(self, batch_id: str, delay_seconds: float | None = None) -> bool:
+        """Put the batch's job on the queue (`delay_seconds`: scheduled that much later, by the
+        worker's scheduler); False (and a warning) when Redis cannot be reached, which loses
+        nothing: the batch is in PostgreSQL and recovery enqueues it later."""
+        options = dict(job_id=batch_id, job_timeout=JOB_TIMEOUT_SECONDS, retry=JOB_RETRY,
+                       result_ttl=RESULT_TTL_SECONDS,
+                       on_failure=Callback("connectivity.ari.jobs.batch_job_failed"))
         try:
-            self.queue.enqueue(
-                "connectivity.ari.jobs.apply_ari_batch", batch_id, job_id=batch_id,
-                job_timeout=JOB_TIMEOUT_SECONDS, retry=JOB_RETRY, result_ttl=RESULT_TTL_SECONDS,
-                on_failure=Callback("connectivity.ari.jobs.batch_job_failed"))
+            if delay_seconds:
+                self.queue.enqueue_in(dt.timedelta(seconds=delay_seconds),
+                                      "connectivity.ari.jobs.apply_ari_batch", batch_id, **options)
+            else:
+                self.queue.enqueue("connectivity.ari.jobs.apply_ari_batch", batch_id, **options)
         except (RedisError, OSError) as exc:
             log.warning("ari_batch_not_enqueued", batch_id=batch_id, error=str(exc))
             return False

@@ -13,7 +13,7 @@ from tests.api.helpers import assert_envelope_failure, assert_envelope_success
 from .conftest import API, HEADER, quote_body, scenario, stay
 
 FAULTS = ["rate_limited", "service_unavailable", "internal_error"]
-# Contract 11.4's table, per operation (the ARI pushes' own two come with their batches).
+# Contract 11.4's table, per operation; every other operation honours the faults.
 HONOURED = {
     ("get", "/ping"): [],
     ("get", "/whoami"): [],
@@ -22,6 +22,9 @@ HONOURED = {
     ("post", "/bookings/quote"): ["sold_out", "price_changed", *FAULTS],
     ("post", "/bookings"): ["sold_out", "price_changed", "quote_expired", *FAULTS],
     ("post", "/bookings/{reference}/cancel"): ["penalty_exceeds_expectation", *FAULTS],
+    ("put", "/ari"): [*FAULTS, "partially_applied", "delayed_apply"],
+    ("put", "/ari/restrictions"): [*FAULTS, "partially_applied", "delayed_apply"],
+    ("get", "/ari/batches/{batchId}"): FAULTS,
 }
 
 PRODUCTION = """{"properties": [{"code": "PRD1", "name": "Prod Hotel",

@@ -6,11 +6,11 @@ SELECT pp.id AS mapping_id, pp.property_id, pp.hotel_code
  WHERE pp.partner_id = :partner_id AND pp.environment = :environment
    AND pp.hotel_code = :hotel_code;
 
--- name: accept_batch(id, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count)^
+-- name: accept_batch(id, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count, sandbox_scenario)^
 INSERT INTO ari_batches (id, partner_id, environment, mapping_id, property_id, hotel_code, kind,
-                         items, item_count)
+                         items, item_count, sandbox_scenario)
 VALUES (:id, :partner_id, :environment, :mapping_id, :property_id, :hotel_code, :kind,
-        :items, :item_count)
+        :items, :item_count, :sandbox_scenario)
 RETURNING id AS batch_id, status, item_count;
 
 -- name: batch_outcome(id, partner_id, environment)^
