@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import sys
 import tomllib
 from decimal import Decimal
-from pathlib import Path
 
 import httpx
 import psycopg
@@ -219,4 +219,4 @@ def test_the_package_needs_nothing_but_httpx():
                 imported |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 imported.add(node.module.split(".")[0])
-    assert imported - {"httpx", "__future__"} <= set(__import__("sys").stdlib_module_names)
+    assert imported - {"httpx", "__future__"} <= set(sys.stdlib_module_names)

@@ -4,6 +4,7 @@ kind of answer a partner must handle, and a restart never overwrites what is sto
 from __future__ import annotations
 
 import datetime as dt
+import json
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -107,7 +108,7 @@ def test_production_properties_are_never_touched(db, pg):
     data = demo_data()
     live = dict(data["properties"][1], code="OPO-LIVE", environment="production")
     data["properties"].append(live)
-    db.run(load_catalog, parse_catalog(__import__("json").dumps(data)))
+    db.run(load_catalog, parse_catalog(json.dumps(data)))
     db.run(seed_demo_ari, now(), 5, ("OPO-LIVE", "OPO1"))
     by_env = dict(pg.execute(
         "SELECT pr.environment, count(*) FROM room_type_days d "
