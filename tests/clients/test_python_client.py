@@ -193,7 +193,7 @@ def test_a_skewed_clock_is_found_and_can_be_compensated(issue, demo, live_origin
             client.ping()
         assert raised.value.code == "stale_request"
         skew = raised.value.details["skew_seconds"]
-        assert 398 <= skew <= 402
+        assert 399 <= skew <= 460  # 400, plus however long a loaded machine took to answer
         client.clock_offset += skew
         assert client.ping().environment == "sandbox"
         # /ping's server_time measures this machine's own clock
