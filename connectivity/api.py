@@ -16,6 +16,7 @@ from werkzeug.exceptions import HTTPException
 
 from .sandbox.openapi import EXTENSION as SANDBOX_EXTENSION
 from .sandbox.openapi import SandboxScenarioPlugin
+from .sandbox.scenarios import header_field_errors
 from .schema_fields import register_code_lists
 from . import API_PREFIX
 from .envelope import ErrorEnvelopeSchema, error_response
@@ -118,7 +119,7 @@ class ConnectivityApi(Api):
             if isinstance(messages, dict) and len(messages) == 1 and next(iter(messages)) in (
                     "json", "query", "view_args", "headers"):
                 messages = next(iter(messages.values()))
-            fields = flatten_messages(messages)
+            fields = flatten_messages(messages) | header_field_errors()
             details = {"fields": fields}
             message = "the request is invalid: " + ", ".join(sorted(fields))
         elif error.code == 405:

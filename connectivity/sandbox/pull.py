@@ -96,10 +96,13 @@ def booking_price_changed(db: Database, tokens: QuoteTokens, caller: Caller,
 
 def booking_quote_expired(db: Database, tokens: QuoteTokens, caller: Caller,
                           request: dict[str, Any], now: dt.datetime):
-    """Refused where the quote token is judged: after the hotel, room type and plan are found,
-    whether or not a token was sent."""
+    """Refused where the quote token is judged: after the hotel, room type and plan are found
+    and a token sent is found genuine (422 `invalid_quote_token` otherwise), with or without
+    one."""
     with db.connection() as conn:
         find_booking_offer(conn, caller, request, now)
+    if request.get("quote_token"):
+        tokens.open(request["quote_token"], now)
     raise Conflict("quote_expired", f"the quote expired at {now.isoformat()}; request a new "
                    f"quote {_forced('quote_expired')}", details={"expired_at": now.isoformat()})
 

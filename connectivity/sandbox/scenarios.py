@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 
-from flask import g, request
+from flask import current_app, g, request
 
 from ..errors import ApiError, RateLimited, ServiceUnavailable, ValidationFailed
 
@@ -47,6 +47,27 @@ def _forced_fault(value: str) -> ApiError:
     return ApiError(message)  # 500 internal_error
 
 
+def _not_honoured(value: str, honoured: tuple[str, ...]) -> list[str]:
+    allowed = ", ".join(honoured) if honoured else "none"
+    what = ("is not a sandbox scenario" if value not in SCENARIOS
+            else "is not a scenario of this operation")
+    return [f"{value!r} {what}; this operation honours: {allowed}"]
+
+
+def header_field_errors() -> dict[str, list[str]]:
+    """The header's own failure, for a 422 the body's field rules raised first: the answer then
+    names every failing field, the header included (a sandbox key's request only)."""
+    value = request.environ.get(_ENVIRON_KEY)
+    caller = g.get("caller")
+    if value is None or caller is None or caller.environment != "sandbox":
+        return {}
+    honoured = getattr(current_app.view_functions.get(request.endpoint), "sandbox_scenarios",
+                       None)
+    if honoured is None or value in honoured:
+        return {}
+    return {HEADER: _not_honoured(value, honoured)}
+
+
 def current_scenario() -> str | None:
     """The scenario the running request forces (set once the check passed), else None."""
     return g.get("sandbox_scenario")
@@ -71,11 +92,7 @@ def honour(view: Callable, forced: Mapping[str, Callable], faults: bool) -> Call
             raise SandboxOnly(f"{HEADER} is honoured for sandbox keys only; this key is a "
                               f"{g.caller.environment} key: send the request without it")
         if value not in honoured:
-            allowed = ", ".join(honoured) if honoured else "none"
-            what = "is not a sandbox scenario" if value not in SCENARIOS else \
-                "is not a scenario of this operation"
-            raise ValidationFailed({HEADER: [f"{value!r} {what}; this operation honours: "
-                                             f"{allowed}"]})
+            raise ValidationFailed({HEADER: _not_honoured(value, honoured)})
         if value in FAULTS and value not in forced:
             raise _forced_fault(value)
         g.sandbox_scenario = value

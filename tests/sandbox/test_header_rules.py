@@ -117,6 +117,18 @@ def test_every_earlier_check_comes_first(client, issue, pull):
         content_type="text/plain"), 415, "unsupported_media_type")
 
 
+def test_a_bad_body_and_a_bad_header_are_named_together(client, pull):
+    error = assert_envelope_failure(client.post(
+        f"{API}/availability/search", headers=scenario(pull, "nonsense"),
+        json=search_body(rooms=0)), 422, "validation_failed")
+    assert set(error["details"]["fields"]) == {"rooms", HEADER}
+    # a header the operation honours is not a failing field
+    error = assert_envelope_failure(client.post(
+        f"{API}/availability/search", headers=scenario(pull, "sold_out"),
+        json=search_body(rooms=0)), 422, "validation_failed")
+    assert set(error["details"]["fields"]) == {"rooms"}
+
+
 def test_every_guarded_operation_but_ping_and_whoami_honours_the_faults(app):
     checked = 0
     for rule in app.url_map.iter_rules():

@@ -120,10 +120,11 @@ def test_booking_scenarios_follow_the_real_checks_first(client, pull):
         assert_envelope_failure(client.post(
             f"{API}/bookings", headers=scenario(pull, value),
             json=booking_body(300, hotel_code="ACME-NOWHERE")), 404, "not_found")
-    # a token this service never signed is refused as such before a forced price change
-    assert_envelope_failure(client.post(
-        f"{API}/bookings", headers=scenario(pull, "price_changed"),
-        json=booking_body(300, quote_token="not-a-token")), 422, "invalid_quote_token")
+    # a token this service never signed is refused as such before a forced outcome
+    for value in ("price_changed", "quote_expired", "sold_out"):
+        assert_envelope_failure(client.post(
+            f"{API}/bookings", headers=scenario(pull, value),
+            json=booking_body(300, quote_token="not-a-token")), 422, "invalid_quote_token")
 
 
 def test_cancel_penalty_exceeds_expectation_leaves_the_booking(client, pull, services):
