@@ -42,8 +42,10 @@ def test_the_recommended_call_order(pull, push, worker):
     assert abs(pull.check_clock()) < 150
     me = pull.whoami()
     assert (me.partner_code, me.environment, me.mapped_properties) == ("acme", "sandbox", 2)
-    assert [h["hotel_code"] for h in pull.hotels()] == ["ACME-LIS", "ACME-OPO"]
-    assert pull.hotel("ACME-LIS")["currency"] == "EUR"
+    assert [h.hotel_code for h in pull.hotels()] == ["ACME-LIS", "ACME-OPO"]
+    hotel = pull.hotel("ACME-LIS")
+    assert (hotel.currency, hotel.timezone) == ("EUR", "Europe/Lisbon")
+    assert {p["rate_plan_code"] for p in hotel.rate_plans} >= {"ACME-BAR", "ACME-NRF"}
     check_in, check_out = next_week()
     found = pull.search(["ACME-LIS", "ACME-OPO", "NOPE"], check_in, check_out)
     assert [h.available for h in found.hotels] == [True, True]

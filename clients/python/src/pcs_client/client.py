@@ -186,11 +186,13 @@ class Client:
 
     # -- pull side --------------------------------------------------------------------------
 
-    def hotels(self) -> list[dict]:
-        return self.request("GET", "/mapping/hotels")["hotels"]
+    def hotels(self) -> list[models.Hotel]:
+        hotels = self.request("GET", "/mapping/hotels")["hotels"]
+        return [models.Hotel.from_data(h) for h in hotels]
 
-    def hotel(self, hotel_code: str) -> dict:
-        return self.request("GET", "/mapping/hotels/" + quote_path(hotel_code, safe=""))["hotel"]
+    def hotel(self, hotel_code: str) -> models.Hotel:
+        return models.Hotel.from_data(self.request(
+            "GET", "/mapping/hotels/" + quote_path(hotel_code, safe=""))["hotel"])
 
     def search(self, hotel_codes: Sequence[str], check_in, check_out, *, rooms: int = 1,
                occupancy: Sequence[dict] = ({"adults": 2},), **options) -> models.SearchResult:

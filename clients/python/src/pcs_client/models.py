@@ -53,6 +53,28 @@ class Whoami:
 
 
 @dataclass(frozen=True)
+class Hotel:
+    """A mapped hotel (GET /mapping/hotels); `room_types` and `rate_plans` only from
+    GET /mapping/hotels/{hotelCode}, as the service's dicts."""
+
+    hotel_code: str
+    name: str
+    country: str
+    currency: str
+    max_child_age: int
+    timezone: Optional[str] = None
+    room_types: tuple[dict, ...] = ()
+    rate_plans: tuple[dict, ...] = ()
+    raw: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_data(cls, data: dict) -> "Hotel":
+        return cls(data["hotel_code"], data["name"], data["country"], data["currency"],
+                   data["max_child_age"], data.get("timezone"),
+                   tuple(data.get("room_types", ())), tuple(data.get("rate_plans", ())), data)
+
+
+@dataclass(frozen=True)
 class HotelAvailability:
     hotel_code: str
     available: bool
