@@ -34,8 +34,8 @@ def _items_json(items: list[dict]) -> Jsonb:
                                                      separators=(",", ":")))
 
 
-# X-Sandbox-Scenario: delayed_apply (contract 11.4): the batch's job is scheduled this long after
-# acceptance, so its status stays `queued` meanwhile.
+# X-Sandbox-Scenario: delayed_apply (contract 11.4): the batch may apply this long after
+# acceptance (its `apply_after`), and stays `queued` meanwhile.
 DELAYED_APPLY_SECONDS = 10
 
 
@@ -48,10 +48,7 @@ def accept_batch(db: Database, queue: BatchQueue, caller: Caller, kind: str, req
             "partially_applied needs at least 2 items: item 0 is rejected, the others apply"]})
     batch_id = str(uuid.uuid4())
     accepted = db.run(_store, caller, batch_id, kind, request, sandbox_scenario)
-    # One second more: RQ keeps a schedule in whole seconds, truncated, and may run the job up to
-    # a second before the time asked for.
-    delay = DELAYED_APPLY_SECONDS + 1 if sandbox_scenario == "delayed_apply" else None
-    queue.enqueue(batch_id, delay_seconds=delay)
+    queue.enqueue(batch_id, not_before=accepted.pop("apply_after"))
     return accepted
 
 
@@ -66,7 +63,9 @@ def _store(conn, caller: Caller, batch_id: str, kind: str, request: dict,
                           environment=caller.environment, mapping_id=hotel["mapping_id"],
                           property_id=hotel["property_id"], hotel_code=hotel["hotel_code"],
                           kind=kind, items=_items_json(request["items"]),
-                          item_count=len(request["items"]), sandbox_scenario=sandbox_scenario)
+                          item_count=len(request["items"]), sandbox_scenario=sandbox_scenario,
+                          delay_seconds=(DELAYED_APPLY_SECONDS
+                                         if sandbox_scenario == "delayed_apply" else None))
 
 
 def batch_outcome(db: Database, caller: Caller, batch_id: str) -> dict:

@@ -102,6 +102,10 @@ def test_delayed_apply_stays_queued_for_10_seconds_then_applies(client, push, wo
     assert batch["status"] == "applied"
     applied = dt.datetime.fromisoformat(batch["applied_at"])
     assert applied - received >= dt.timedelta(seconds=10)
+    with psycopg.connect(services.database_url) as conn:
+        apply_after = conn.execute("SELECT apply_after - received_at FROM ari_batches "
+                                   "WHERE id = %s", (batch_id,)).fetchone()[0]
+    assert apply_after == dt.timedelta(seconds=10)
     assert dbl_day(services)[0] == 6
     # A batch without the scenario is not held back behind it.
     plain = accepted(client, push, "/ari", ITEMS["/ari"])
@@ -110,7 +114,9 @@ def test_delayed_apply_stays_queued_for_10_seconds_then_applies(client, push, wo
 
 def test_the_database_keeps_scenarios_to_the_two_that_store(client, push, services):
     batch_id = accepted(client, push, "/ari", ITEMS["/ari"])
-    with psycopg.connect(services.database_url) as conn:
-        with pytest.raises(psycopg.errors.CheckViolation):
-            conn.execute("UPDATE ari_batches SET sandbox_scenario = 'sold_out' WHERE id = %s",
-                         (batch_id,))
+    for change in ("sandbox_scenario = 'sold_out'",
+                   "apply_after = now()",                         # a delay without its scenario
+                   "sandbox_scenario = 'delayed_apply'"):         # the scenario without its time
+        with psycopg.connect(services.database_url) as conn:
+            with pytest.raises(psycopg.errors.CheckViolation):
+                conn.execute(f"UPDATE ari_batches SET {change} WHERE id = %s", (batch_id,))

@@ -6,12 +6,15 @@ SELECT pp.id AS mapping_id, pp.property_id, pp.hotel_code
  WHERE pp.partner_id = :partner_id AND pp.environment = :environment
    AND pp.hotel_code = :hotel_code;
 
--- name: accept_batch(id, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count, sandbox_scenario)^
+-- name: accept_batch(id, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count, sandbox_scenario, delay_seconds)^
+-- `delay_seconds`: for X-Sandbox-Scenario delayed_apply, how long after acceptance the batch may
+-- apply (`apply_after`, on the database's clock like `received_at`); NULL otherwise.
 INSERT INTO ari_batches (id, partner_id, environment, mapping_id, property_id, hotel_code, kind,
-                         items, item_count, sandbox_scenario)
+                         items, item_count, sandbox_scenario, apply_after)
 VALUES (:id, :partner_id, :environment, :mapping_id, :property_id, :hotel_code, :kind,
-        :items, :item_count, :sandbox_scenario)
-RETURNING id AS batch_id, status, item_count;
+        :items, :item_count, :sandbox_scenario,
+        now() + make_interval(secs => CAST(:delay_seconds AS double precision)))
+RETURNING id AS batch_id, status, item_count, apply_after;
 
 -- name: batch_outcome(id, partner_id, environment)^
 -- A batch as its partner sees it; another partner's (or environment's) is not there at all.
