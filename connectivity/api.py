@@ -60,6 +60,11 @@ could be replayed, so the service refuses rather than accept it unchecked); bear
 served, rate limits are then enforced by each server process on its own, and ARI batches are
 accepted (`202`, `queued`) and applied once the queue is back.
 
+**Order of checks.** Routing (404, 405), body size (413), authentication (401), rate limit (429),
+scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`), media type
+(415), JSON syntax (400), field rules (422, `X-Sandbox-Scenario` included, then 403
+`sandbox_only`), then the operation.
+
 **Sandbox scenarios.** With a sandbox key, the `X-Sandbox-Scenario` header forces an outcome
 (`sold_out`, `price_changed`, `quote_expired`, `penalty_exceeds_expectation`, `rate_limited`,
 `service_unavailable`, `internal_error`, `partially_applied`, `delayed_apply`) so that a client's
@@ -67,11 +72,6 @@ error handling can be tested; each operation lists the values it honours. The an
 from the request (its hotel, room type, plan and dates) and store nothing unless said. An
 unknown value, or one the operation does not honour, is 422 `validation_failed` naming the
 header; a production key sending it gets 403 `sandbox_only`.
-
-**Order of checks.** Routing (404, 405), body size (413), authentication (401), rate limit (429),
-scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`), media type
-(415), JSON syntax (400), field rules (422, `X-Sandbox-Scenario` included, then 403
-`sandbox_only`), then the operation.
 """
 
 
