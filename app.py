@@ -4,8 +4,7 @@ pool opens on first use (after gunicorn forks) and Redis connects on first comma
 from __future__ import annotations
 
 import redis
-import swagger_ui_bundle
-from flask import Flask, send_from_directory
+from flask import Flask
 
 from connectivity import API_PREFIX
 from connectivity.api import init_api
@@ -16,6 +15,7 @@ from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.routes import blp as availability_blp
 from connectivity.bookings.routes import blp as bookings_blp
 from connectivity.db import Database
+from connectivity.docs_page import PUBLIC_ENDPOINTS as DOCS_PAGE_ENDPOINTS, register_docs_page
 from connectivity.guards import build_guards
 from connectivity.handshake.routes import blp as handshake_blp
 from connectivity.health import blp as health_blp
@@ -32,7 +32,7 @@ from connectivity.wire import assign_request_id, enforce_body_cap, finish_respon
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, ari_blp,
                   reservations_blp)
 # Under the API prefix but public: the description and its docs page.
-PUBLIC_ENDPOINT_PREFIXES = ("api-docs.", "docs_assets")
+PUBLIC_ENDPOINT_PREFIXES = ("api-docs.", *DOCS_PAGE_ENDPOINTS)
 
 
 def redis_pool(settings: Settings) -> redis.ConnectionPool:
@@ -106,10 +106,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.register_blueprint(health_blp)
     init_metrics(app)
 
-    @app.get(f"{API_PREFIX}/docs/assets/<path:filename>", endpoint="docs_assets")
-    def docs_assets(filename):
-        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
-
+    register_docs_page(app, api.spec.title)
     register_cli(app)
     _refuse_unguarded_routes(app)
     return app

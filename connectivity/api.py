@@ -14,6 +14,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
+from .sandbox.openapi import EXTENSION as SANDBOX_EXTENSION
+from .sandbox.openapi import SandboxScenarioPlugin
+from .sandbox.scenarios import header_field_errors
 from .schema_fields import register_code_lists
 from . import API_PREFIX
 from .envelope import ErrorEnvelopeSchema, error_response
@@ -65,7 +68,16 @@ that has since sold out or changed price is refused (409 `sold_out`, `not_sellab
 
 **Order of checks.** Routing (404, 405), body size (413), authentication (401), rate limit (429),
 scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`), media type
-(415), JSON syntax (400), field rules (422), then the operation.
+(415), JSON syntax (400), field rules (422, `X-Sandbox-Scenario` included, then 403
+`sandbox_only`), then the operation.
+
+**Sandbox scenarios.** With a sandbox key, the `X-Sandbox-Scenario` header forces an outcome
+(`sold_out`, `price_changed`, `quote_expired`, `penalty_exceeds_expectation`, `rate_limited`,
+`service_unavailable`, `internal_error`, `partially_applied`, `delayed_apply`) so that a client's
+error handling can be tested; each operation lists the values it honours. The answers are built
+from the request (its hotel, room type, plan and dates) and store nothing unless said. An
+unknown value, or one the operation does not honour, is 422 `validation_failed` naming the
+header; a production key sending it gets 403 `sandbox_only`.
 """
 
 
@@ -91,7 +103,11 @@ class ApiBlueprint(Blueprint):
         register = super().route(rule, parameters=parameters, tags=tags, **options)
 
         def decorator(view):
-            register(self.doc(operationId=view.__name__)(view))
+            doc = {"operationId": view.__name__}
+            scenarios = getattr(view, "sandbox_scenarios", None)
+            if scenarios is not None:  # every guarded route (auth.access.requires)
+                doc[SANDBOX_EXTENSION] = list(scenarios)
+            register(self.doc(**doc)(view))
             return view
         return decorator
 
@@ -109,7 +125,7 @@ class ConnectivityApi(Api):
             if isinstance(messages, dict) and len(messages) == 1 and next(iter(messages)) in (
                     "json", "query", "view_args", "headers"):
                 messages = next(iter(messages.values()))
-            fields = flatten_messages(messages)
+            fields = flatten_messages(messages) | header_field_errors()
             details = {"fields": fields}
             message = "the request is invalid: " + ", ".join(sorted(fields))
         elif error.code == 405:
@@ -127,14 +143,13 @@ def init_api(app: Flask) -> ConnectivityApi:
         OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX=API_PREFIX,
         OPENAPI_JSON_PATH="openapi.json",
-        OPENAPI_SWAGGER_UI_PATH="docs",
-        # Served by this app from the swagger-ui-bundle package: the page needs no CDN.
-        OPENAPI_SWAGGER_UI_URL=f"{API_PREFIX}/docs/assets/",
+        # The docs page is connectivity/docs_page (it signs "Try it out" requests).
     )
     api = ConnectivityApi(app, spec_kwargs={
         "info": {"description": DESCRIPTION},
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}, {"signed": []}],
+        "extra_plugins": [SandboxScenarioPlugin()],
     })
     api.spec.components.security_scheme("bearer", {
         "type": "http", "scheme": "bearer", "description": "`<key_id>.<secret>`"})

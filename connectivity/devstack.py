@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,7 +127,7 @@ def run() -> int:
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
         os.environ.update(env)
         _write_env_file(env)
-        _prepare_demo()
+        _prepare_demo(env["PORT"])
         print(f"\nServing on http://127.0.0.1:{env['PORT']}  (docs: /api/connectivity/v1/docs)"
               " - Ctrl-C stops",
               flush=True)
@@ -153,14 +154,16 @@ def _write_env_file(env: dict) -> None:
     path.chmod(0o600)
 
 
-def _prepare_demo() -> None:
+def _prepare_demo(port: str) -> None:
     from app import create_app
     from connectivity.auth.credentials import SigningVault
     from connectivity.auth.keycache import KEY_STATE_CHANGED
     from connectivity.db import announces
     from connectivity.operator.catalog import load_catalog, parse_catalog
+    from connectivity.operator.demo_ari import DEFAULT_DAYS, seed_demo_ari
     from connectivity.operator.keys import issue_key
     from connectivity.operator.migrations import upgrade
+    from connectivity.operator.walkthrough import next_week_stay, walkthrough
     from connectivity.queries import queries
 
     app = create_app()
@@ -180,10 +183,24 @@ def _prepare_demo() -> None:
         return issue_key(conn, vault, partner_code=DEMO_PARTNER, name=name,
                          environment="sandbox", preset=preset)
 
+    written = db.run(seed_demo_ari, datetime.now(timezone.utc))
+    print(f"demo ARI for the next {DEFAULT_DAYS} days: {written['room_type_days']} room-type and "
+          f"{written['rate_plan_days']} rate-plan days written (stored ones are kept)")
+    issued = {}
     for name, preset in (("demo-pull", "pull"), ("demo-push", "push")):
-        issued = db.run(fresh_key, name, preset)
-        print(f"{name} key (shown once): {json.dumps(issued.public())}")
+        issued[name] = db.run(fresh_key, name, preset)
+        print(f"{name} key (shown once): {json.dumps(issued[name].public())}")
     db.close()
+    push = issued["demo-push"]
+    script = walkthrough(f"http://127.0.0.1:{port}", issued["demo-pull"].token, push.key_id,
+                         push.token.partition(".")[2], *next_week_stay(datetime.now(timezone.utc)))
+    path = LOCAL / "walkthrough.sh"
+    path.touch(mode=0o600)
+    path.chmod(0o600)  # it holds the demo keys' secrets
+    path.write_text(script)
+    shown = os.path.relpath(path, ROOT)
+    print(f"\n--- walk-through (also in {shown}: bash {shown}) "
+          f"---\n{script}--- end of walk-through ---")
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["run"]:

@@ -9,9 +9,11 @@ from .envelope import ErrorEnvelopeSchema
 ERROR_DESCRIPTIONS = {
     400: "`malformed_json`: the body is not well-formed JSON",
     401: "`missing_credentials`, `invalid_credentials`, `key_revoked`, `key_expired`, "
-         "`signature_required`, `stale_request` (`details.server_time`), `invalid_signature`, "
+         "`signature_required`, `stale_request` (`details.server_time`, and "
+         "`details.skew_seconds`: server time minus `X-Timestamp`), `invalid_signature`, "
          "`replayed_request`",
-    403: "`insufficient_scope` (`details.required`, `details.held`) or `no_mapped_properties`",
+    403: "`insufficient_scope` (`details.required`, `details.held`), `no_mapped_properties`, or "
+         "`sandbox_only` (`X-Sandbox-Scenario` sent with a production key)",
     404: "`not_found`",
     409: "a business conflict; `error.code` says which (`sold_out`, `not_sellable` with "
          "`details.reasons`, `price_mismatch` with the service's `total_amount` and `currency`, "

@@ -39,8 +39,8 @@ HOTEL_WINDOW_BATCHES = 4 * GROUP_MAX_BATCHES
 def apply_batch(db: Database, batch_id: str, *, on_connection=None,
                 on_claimed=None) -> dict | None:
     """Apply the batch, with a group of other waiting batches; the batch's outcome counts (and
-    the ids of the others its group applied), or None when it was already finished (or is not there at all), by an
-    earlier run or in another job's group.
+    the ids of the others its group applied), or None when it was already finished (or is
+    not there at all), by an earlier run or in another job's group.
 
     `on_connection(conn)` is told the connection of each transaction before it starts work,
     so a worker stopping can cancel the statement in hand (worker.py); `on_claimed(ids)` the
@@ -62,6 +62,11 @@ def apply_batch(db: Database, batch_id: str, *, on_connection=None,
         with db.connection() as conn:
             if q.batch_unfinished(conn, id=batch_id) is None:
                 return None
+        if wait and not group:
+            # The hotel was ours and nothing of it could be claimed: a sandbox batch before
+            # this one waits for its time (delayed_apply). Its own job, scheduled for then,
+            # applies this one in its group (and recovery would requeue it in any case).
+            return None
         wait = not group
 
 

@@ -16,7 +16,8 @@ from psycopg.types.json import Jsonb
 
 from ..auth.authenticate import Caller
 from ..db import Database
-from ..errors import NotFound
+from ..errors import NotFound, ValidationFailed
+from ..sandbox.scenarios import HEADER
 from ..queries import queries
 from .queue import BatchQueue
 
@@ -33,16 +34,26 @@ def _items_json(items: list[dict]) -> Jsonb:
                                                      separators=(",", ":")))
 
 
-def accept_batch(db: Database, queue: BatchQueue, caller: Caller, kind: str,
-                 request: dict) -> dict:
-    """Store the batch (404 when the hotel is not mapped for the caller), then enqueue it."""
+# X-Sandbox-Scenario: delayed_apply (contract 11.4): the batch may apply this long after
+# acceptance (its `apply_after`), and stays `queued` meanwhile.
+DELAYED_APPLY_SECONDS = 10
+
+
+def accept_batch(db: Database, queue: BatchQueue, caller: Caller, kind: str, request: dict,
+                 sandbox_scenario: str | None = None) -> dict:
+    """Store the batch (404 when the hotel is not mapped for the caller), then enqueue it.
+    `sandbox_scenario`: `partially_applied` or `delayed_apply`, stored with the batch."""
+    if sandbox_scenario == "partially_applied" and len(request["items"]) < 2:
+        raise ValidationFailed({HEADER: [
+            "partially_applied needs at least 2 items: item 0 is rejected, the others apply"]})
     batch_id = str(uuid.uuid4())
-    accepted = db.run(_store, caller, batch_id, kind, request)
-    queue.enqueue(batch_id)
+    accepted = db.run(_store, caller, batch_id, kind, request, sandbox_scenario)
+    queue.enqueue(batch_id, not_before=accepted.pop("apply_after"))
     return accepted
 
 
-def _store(conn, caller: Caller, batch_id: str, kind: str, request: dict) -> dict:
+def _store(conn, caller: Caller, batch_id: str, kind: str, request: dict,
+           sandbox_scenario: str | None) -> dict:
     q = queries().ari
     hotel = q.find_mapped_hotel(conn, partner_id=caller.partner_id,
                                 environment=caller.environment, hotel_code=request["hotel_code"])
@@ -52,7 +63,9 @@ def _store(conn, caller: Caller, batch_id: str, kind: str, request: dict) -> dic
                           environment=caller.environment, mapping_id=hotel["mapping_id"],
                           property_id=hotel["property_id"], hotel_code=hotel["hotel_code"],
                           kind=kind, items=_items_json(request["items"]),
-                          item_count=len(request["items"]))
+                          item_count=len(request["items"]), sandbox_scenario=sandbox_scenario,
+                          delay_seconds=(DELAYED_APPLY_SECONDS
+                                         if sandbox_scenario == "delayed_apply" else None))
 
 
 def batch_outcome(db: Database, caller: Caller, batch_id: str) -> dict:

@@ -32,6 +32,13 @@ RESULT_TTL_SECONDS = 600
 WAITING = {JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED}
 
 
+def _whole_second_after(moment: dt.datetime) -> dt.datetime:
+    """RQ keeps a schedule in whole seconds, truncated: a job scheduled at 12:00:09.5 may run at
+    12:00:09. Rounded up, it runs no sooner than asked."""
+    whole = moment.replace(microsecond=0)
+    return whole if whole == moment else whole + dt.timedelta(seconds=1)
+
+
 def queue_name(redis_prefix: str) -> str:
     # Prefixed like every Redis key, so a shared Redis keeps services and test runs apart.
     return f"{redis_prefix}{ARI_QUEUE}"
@@ -47,14 +54,19 @@ class BatchQueue:
         self.connection = connection
         self.queue = Queue(queue_name(redis_prefix), connection=connection)
 
-    def enqueue(self, batch_id: str) -> bool:
-        """Put the batch's job on the queue; False (and a warning) when Redis cannot be reached,
-        which loses nothing: the batch is in PostgreSQL and recovery enqueues it later."""
+    def enqueue(self, batch_id: str, not_before: dt.datetime | None = None) -> bool:
+        """Put the batch's job on the queue (`not_before`: scheduled for then, by the worker's
+        scheduler); False (and a warning) when Redis cannot be reached, which loses nothing: the
+        batch is in PostgreSQL and recovery enqueues it later."""
+        options = dict(job_id=batch_id, job_timeout=JOB_TIMEOUT_SECONDS, retry=JOB_RETRY,
+                       result_ttl=RESULT_TTL_SECONDS,
+                       on_failure=Callback("connectivity.ari.jobs.batch_job_failed"))
         try:
-            self.queue.enqueue(
-                "connectivity.ari.jobs.apply_ari_batch", batch_id, job_id=batch_id,
-                job_timeout=JOB_TIMEOUT_SECONDS, retry=JOB_RETRY, result_ttl=RESULT_TTL_SECONDS,
-                on_failure=Callback("connectivity.ari.jobs.batch_job_failed"))
+            if not_before is not None:
+                self.queue.enqueue_at(_whole_second_after(not_before),
+                                      "connectivity.ari.jobs.apply_ari_batch", batch_id, **options)
+            else:
+                self.queue.enqueue("connectivity.ari.jobs.apply_ari_batch", batch_id, **options)
         except (RedisError, OSError) as exc:
             log.warning("ari_batch_not_enqueued", batch_id=batch_id, error=str(exc))
             return False

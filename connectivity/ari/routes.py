@@ -5,9 +5,13 @@ from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
 from ..docs import GUARDED, WITH_BODY, error_responses
 from ..envelope import enveloped
+from ..sandbox.scenarios import current_scenario
 from .batches import accept_batch, batch_outcome
 from .schemas import (MAX_ARI_ITEMS, MAX_RESTRICTION_ITEMS, AriRequestSchema,
                       BatchAcceptedSchema, BatchOutcomeSchema, RestrictionsRequestSchema)
+
+# Stored with the batch and honoured by the push views themselves (batches.py).
+BATCH_SCENARIOS = {"partially_applied": None, "delayed_apply": None}
 
 blp = ApiBlueprint("ari", __name__, url_prefix=API_PREFIX,
                 description="ARI push: rates, inventory and restrictions, applied asynchronously.")
@@ -30,7 +34,8 @@ batch is stored durably and answered 202 with its `batch_id`; a worker applies i
 rejected rows with a code, while the rest applies: `unknown_room_type`, `unknown_rate_plan`,
 `rate_plan_not_for_room_type`, `price_without_rate_plan`, `currency_mismatch`,
 `min_stay_above_max_stay`, `date_in_past` (before yesterday in the hotel's timezone),
-`date_too_far` (more than 2 years ahead).
+`date_too_far` (more than 2 years ahead), `sandbox_scenario` (item 0 of a sandbox batch pushed
+with `X-Sandbox-Scenario: partially_applied`, which needs at least 2 items).
 
 Semantics: a per-date, per-field upsert. Fields sent overwrite, fields absent stay as they were;
 sending the same batch again changes nothing. Batches take effect in the order they were
@@ -50,7 +55,7 @@ rate plan's currency) need a `rate_plan_code`; restrictions are the rate plan's 
 @blp.arguments(AriRequestSchema)
 @blp.response(202, enveloped(BatchAcceptedSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
-@requires("ari.write")
+@requires("ari.write", scenarios=BATCH_SCENARIOS)
 @described(_PUT_ARI)
 def put_ari(request):
     return _accept("ari", request)
@@ -67,7 +72,7 @@ to `days_of_week` (0 = Monday ... 6 = Sunday) when sent. A range that starts bef
 @blp.arguments(RestrictionsRequestSchema)
 @blp.response(202, enveloped(BatchAcceptedSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
-@requires("restriction.write")
+@requires("restriction.write", scenarios=BATCH_SCENARIOS)
 @described(_PUT_RESTRICTIONS)
 def put_restrictions(request):
     return _accept("restrictions", request)
@@ -92,4 +97,4 @@ def get_batch(batchId):  # noqa: N803 - the specification's parameter name
 def _accept(kind: str, request: dict) -> dict:
     return accept_batch(current_app.extensions["connectivity.db"],
                         current_app.extensions["connectivity.ari_queue"], current_caller(),
-                        kind, request)
+                        kind, request, current_scenario())

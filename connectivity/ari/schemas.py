@@ -27,6 +27,8 @@ REJECTION_CODES = {
     "min_stay_above_max_stay": "min_stay is above max_stay",
     "date_in_past": "the date (or the whole range) is before yesterday in the hotel's timezone",
     "date_too_far": "the date (or the range's end) is more than 2 years ahead",
+    "sandbox_scenario": "rejected on purpose: the batch was pushed with X-Sandbox-Scenario: "
+                        "partially_applied",
 }
 
 

@@ -166,11 +166,16 @@ class Authenticator:
         server_now = time.time()
         if abs(server_now - int(presented.timestamp)) > self._max_skew:
             server_time = datetime.fromtimestamp(int(server_now), timezone.utc).isoformat()
+            # Whole seconds, server minus client (contract 11.5): positive when the client's
+            # clock is behind, so a client can add it to its timestamps until its clock is fixed.
+            skew = int(server_now) - int(presented.timestamp)
             raise Unauthorized(
                 "stale_request",
-                f"X-Timestamp is more than {self._max_skew} s from the server clock "
-                f"({server_time}); check the client's clock against GET /ping",
-                details={"server_time": server_time}, headers={"WWW-Authenticate": _SIGNED_WWW})
+                f"X-Timestamp is {abs(skew)} s {'behind' if skew > 0 else 'ahead of'} the "
+                f"server clock ({server_time}), more than the {self._max_skew} s allowed; "
+                "check the client's clock against GET /ping",
+                details={"server_time": server_time, "skew_seconds": skew},
+                headers={"WWW-Authenticate": _SIGNED_WWW})
         if presented.nonce is None or not signing.NONCE_RE.match(presented.nonce):
             raise invalid("X-Nonce must be 8-64 characters of [A-Za-z0-9_-]")
         if not presented.signature:

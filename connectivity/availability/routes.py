@@ -10,16 +10,28 @@ from .rates import rates as read_rates
 from .schemas import RatesRequestSchema, RatesResultSchema, SearchRequestSchema, SearchResultSchema
 from .search import search as search_hotels
 from .stay import utc_now
+# Below the area's own imports: the sandbox's forced answers (contract 11.4) reuse them.
+from ..sandbox import pull as sandbox
 
 blp = ApiBlueprint("availability", __name__, url_prefix=API_PREFIX,
                 description="Availability: what is sellable, and per-night rates.")
+
+
+def _search_sold_out(request):
+    return ready_response(sandbox.search_sold_out(current_app.extensions["connectivity.db"],
+                                                  current_caller(), request, utc_now()))
+
+
+def _rates_sold_out(request):
+    return ready_response(sandbox.rates_sold_out(current_app.extensions["connectivity.db"],
+                                                 current_caller(), request, utc_now()))
 
 
 @blp.route("/availability/search", methods=["POST"])
 @blp.arguments(SearchRequestSchema)
 @blp.response(200, enveloped(SearchResultSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY)
-@requires("ari.read")
+@requires("ari.read", scenarios={"sold_out": _search_sold_out})
 def search(request):
     """Which properties have anything sellable for a stay (scope ari.read)
 
@@ -41,7 +53,7 @@ def search(request):
 @blp.arguments(RatesRequestSchema)
 @blp.response(200, enveloped(RatesResultSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
-@requires("ari.read")
+@requires("ari.read", scenarios={"sold_out": _rates_sold_out})
 def rates(request):
     """Per-night rates, inventory and restrictions of one property (scope ari.read)
 

@@ -43,6 +43,29 @@ def lead_nationality(guests: list[dict]) -> str | None:
     return lead.get("nationality") if lead else None
 
 
+def find_booking_offer(conn, caller: Caller, request: dict, now: dt.datetime):
+    """The booking's offer, its rooms from `guests`; 404 when not mapped and active."""
+    return find_offer(conn, caller, request, now, lambda max_child_age: occupancy_from_guests(
+        request["guests"], request["rooms"], max_child_age))
+
+
+def judge_booking(conn, tokens: QuoteTokens, caller: Caller, request: dict, now: dt.datetime):
+    """The checks of a booking that store nothing, in the contract's order up to the price:
+    not mapped (404), quote token (422 / 409), sellability (409). Returns (offer, the opened
+    quote token or None, the nationality judged, the stay priced now)."""
+    offer = find_booking_offer(conn, caller, request, now)
+    quoted = None
+    nationality = lead_nationality(request["guests"])
+    if request.get("quote_token"):
+        quoted = tokens.open(request["quote_token"], now)
+        tokens.ensure_for(quoted, StayBinding(
+            caller.partner_id, caller.environment, request["hotel_code"],
+            request["room_type_code"], request["rate_plan_code"], request["check_in"],
+            request["check_out"], request["rooms"], offer.occupancy))
+        nationality = quoted.nationality
+    return offer, quoted, nationality, judge(offer, request, nationality)
+
+
 def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprint: bytes,
             now: dt.datetime) -> tuple[dict, int]:
     q = queries().bookings
@@ -57,19 +80,7 @@ def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprin
         return {"booking": booking_view(existing), "idempotent_replay": True,
                 "request_differs": bytes(existing["request_hash"]) != fingerprint}, 200
 
-    offer = find_offer(conn, caller, request, now, lambda max_child_age: occupancy_from_guests(
-        request["guests"], request["rooms"], max_child_age))
-    quoted = None
-    nationality = lead_nationality(request["guests"])
-    if request.get("quote_token"):
-        quoted = tokens.open(request["quote_token"], now)
-        tokens.ensure_for(quoted, StayBinding(
-            caller.partner_id, caller.environment, request["hotel_code"],
-            request["room_type_code"], request["rate_plan_code"], request["check_in"],
-            request["check_out"], request["rooms"], offer.occupancy))
-        nationality = quoted.nationality
-    stay = judge(offer, request, nationality)
-
+    offer, quoted, nationality, stay = judge_booking(conn, tokens, caller, request, now)
     total, currency = (quoted.total, quoted.currency) if quoted else (stay.total, stay.currency)
     if request["total_amount"] != total or request["currency"] != currency:
         raise Conflict("price_mismatch",

@@ -16,7 +16,7 @@ from ..schema_fields import money_number
 from .records import booking_view
 
 
-def _find(conn, caller: Caller, reference: str) -> dict:
+def find_booking(conn, caller: Caller, reference: str) -> dict:
     row = queries().bookings.find_booking(conn, partner_id=caller.partner_id,
                                           environment=caller.environment,
                                           partner_reference=reference)
@@ -27,7 +27,7 @@ def _find(conn, caller: Caller, reference: str) -> dict:
 
 def read_booking(db: Database, caller: Caller, reference: str) -> dict:
     with db.connection() as conn:
-        return {"booking": booking_view(_find(conn, caller, reference))}
+        return {"booking": booking_view(find_booking(conn, caller, reference))}
 
 
 def cancel_booking(db: Database, caller: Caller, reference: str, request: dict[str, Any],
@@ -46,6 +46,14 @@ def penalty_now(booking: dict, now: dt.datetime) -> Decimal:
         booking["currency"], amount_converter=lambda amount: amount * rate)
 
 
+def ensure_booking_currency(booking: dict, request: dict[str, Any]) -> None:
+    """`currency`, when sent with `expected_penalty_amount`, must be the booking's (422)."""
+    currency = request.get("currency")
+    if currency is not None and currency != booking["currency"]:
+        raise ValidationFailed({"currency": [
+            f"must be the booking's currency, {booking['currency']}"]})
+
+
 def _result(booking: dict, replay: bool) -> dict:
     return {"booking": booking_view(booking), "penalty_amount": booking["penalty_amount"],
             "currency": booking["currency"], "idempotent_replay": replay}
@@ -53,11 +61,8 @@ def _result(booking: dict, replay: bool) -> dict:
 
 def _cancel(conn, caller: Caller, reference: str, request: dict, now: dt.datetime) -> dict:
     q = queries().bookings
-    booking = _find(conn, caller, reference)
-    currency = request.get("currency")
-    if currency is not None and currency != booking["currency"]:
-        raise ValidationFailed({"currency": [
-            f"must be the booking's currency, {booking['currency']}"]})
+    booking = find_booking(conn, caller, reference)
+    ensure_booking_currency(booking, request)
     if booking["status"] == "cancelled":
         return _result(booking, replay=True)
     penalty = penalty_now(booking, now)
@@ -72,7 +77,7 @@ def _cancel(conn, caller: Caller, reference: str, request: dict, now: dt.datetim
                                  penalty_amount=penalty, cancel_reason=request.get("reason"))
     if cancelled is None:
         # Another cancel changed the status first (and released the rooms): its result stands.
-        return _result(_find(conn, caller, reference), replay=True)
+        return _result(find_booking(conn, caller, reference), replay=True)
     q.change_inventory(conn, property_id=booking["property_id"],
                        room_type_id=booking["room_type_id"], check_in=booking["check_in"],
                        check_out=booking["check_out"], change=booking["rooms"])

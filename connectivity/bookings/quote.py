@@ -8,19 +8,31 @@ from typing import Any
 
 from ..auth.authenticate import Caller
 from ..db import Database
-from ..pricing import normalise_occupancy
-from .offer import ensure_inventory, find_offer, judge
+from ..pricing import StayQuote, normalise_occupancy
+from .offer import Offer, ensure_inventory, find_offer, judge
 from .quote_token import QuoteTokens, StayBinding
 
 
 def quote(db: Database, tokens: QuoteTokens, caller: Caller, request: dict[str, Any],
           now: dt.datetime) -> dict:
+    offer, stay = price_stay(db, caller, request, now)
+    ensure_inventory(stay, request["rooms"])
+    return quote_answer(tokens, caller, request, offer, stay, now)
+
+
+def price_stay(db: Database, caller: Caller, request: dict[str, Any],
+               now: dt.datetime) -> tuple[Offer, StayQuote]:
+    """The stay priced and judged (404, 409 `not_sellable`, 422), inventory aside."""
     # Reads only: one transaction for one consistent moment, no retry needed.
     with db.connection() as conn:
         offer = find_offer(conn, caller, request, now, lambda max_child_age: normalise_occupancy(
             request["occupancy"], request["rooms"], max_child_age))
-    stay = judge(offer, request, request.get("nationality"))
-    ensure_inventory(stay, request["rooms"])
+    return offer, judge(offer, request, request.get("nationality"))
+
+
+def quote_answer(tokens: QuoteTokens, caller: Caller, request: dict[str, Any], offer: Offer,
+                 stay: StayQuote, now: dt.datetime) -> dict:
+    """The answer, with a token for `stay`'s total and currency."""
     binding = StayBinding(caller.partner_id, caller.environment, request["hotel_code"],
                           request["room_type_code"], request["rate_plan_code"],
                           request["check_in"], request["check_out"], request["rooms"],

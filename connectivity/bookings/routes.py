@@ -8,6 +8,7 @@ from ..auth.access import current_caller, requires
 from ..availability.stay import utc_now
 from ..docs import GUARDED, WITH_BODY, error_responses
 from ..envelope import enveloped
+from ..sandbox import pull as sandbox
 from .create import create_booking as book
 from .manage import cancel_booking as cancel, read_booking
 from .quote import quote as price_quote
@@ -34,11 +35,31 @@ def _tokens() -> QuoteTokens:
     return _tokens_for(settings.secret_key, settings.quote_ttl_seconds)
 
 
+# Forced answers of the sandbox scenarios (contract 11.4); they store nothing.
+def _quote_sold_out(request):
+    return sandbox.quote_sold_out(_db(), current_caller(), request, utc_now())
+
+
+def _quote_price_changed(request):
+    return sandbox.quote_price_changed(_db(), _tokens(), current_caller(), request, utc_now())
+
+
+def _booking_forced(answer):
+    def forced(request):
+        return answer(_db(), _tokens(), current_caller(), request, utc_now())
+    return forced
+
+
+def _cancel_penalty_exceeds(request, reference):
+    return sandbox.cancel_penalty_exceeds(_db(), current_caller(), reference, request, utc_now())
+
+
 @blp.route("/bookings/quote", methods=["POST"])
 @blp.arguments(QuoteRequestSchema)
 @blp.response(200, enveloped(QuoteResultSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY, 404, 409)
-@requires("booking.quote")
+@requires("booking.quote", scenarios={"sold_out": _quote_sold_out,
+                                      "price_changed": _quote_price_changed})
 def quote(request):
     """Price an exact stay and get a short-lived quote token (scope booking.quote)
 
@@ -64,7 +85,10 @@ def quote(request):
                   description="a replay of an existing `partner_reference`: the original "
                               "booking, `idempotent_replay: true`")
 @error_responses(blp, *GUARDED, *WITH_BODY, 404, 409)
-@requires("booking.write", "booking.quote")
+@requires("booking.write", "booking.quote", scenarios={
+    "sold_out": _booking_forced(sandbox.booking_sold_out),
+    "price_changed": _booking_forced(sandbox.booking_price_changed),
+    "quote_expired": _booking_forced(sandbox.booking_quote_expired)})
 def create_booking(request):
     """Create a confirmed booking (scopes booking.write and booking.quote)
 
@@ -111,7 +135,8 @@ def get_booking(reference):
 @blp.arguments(CancelRequestSchema, required=False)
 @blp.response(200, enveloped(CancelResultSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY, 404, 409)
-@requires("booking.cancel")
+@requires("booking.cancel", scenarios={
+    "penalty_exceeds_expectation": _cancel_penalty_exceeds})
 def cancel_booking(request, reference):
     """Cancel a booking; returns the penalty applied (scope booking.cancel)
 

@@ -19,6 +19,7 @@ from ..queries import queries
 from ..reservations.reconciliation import (UnknownPartner, list_reconciliation,
                                            resolve_reconciliation)
 from .catalog import CatalogError, load_catalog, parse_catalog
+from .demo_ari import DEFAULT_DAYS, MAX_DAYS, seed_demo_ari
 from .keys import DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key, list_keys, revoke_key
 from .migrations import MigrationError, upgrade
 
@@ -68,6 +69,17 @@ def catalog_load(file: Path):
         raise click.ClickException("catalogue rejected by a database constraint, nothing was "
                                    f"changed: {exc.diag.message_primary}") from None
     click.echo("catalogue loaded: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+@catalog_cli.command("demo-ari")
+@click.option("--days", type=click.IntRange(1, MAX_DAYS), default=DEFAULT_DAYS, show_default=True,
+              help="Days from today (in each property's timezone) to fill.")
+@click.option("--property", "property_codes", multiple=True,
+              help="Only this sandbox property; repeatable (default: every sandbox property).")
+def catalog_demo_ari(days, property_codes):
+    """Fill sandbox properties with demo ARI where nothing is stored yet (never production)."""
+    counts = _db().run(seed_demo_ari, datetime.now(timezone.utc), days, tuple(property_codes))
+    click.echo("demo ARI written: " + ", ".join(f"{v} {k} rows" for k, v in counts.items()))
 
 
 def _timestamp(_ctx, _param, value):

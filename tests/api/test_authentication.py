@@ -280,6 +280,9 @@ def test_clock_skew_over_300_seconds_is_stale_request(client, catalog, issue, of
     server_time = datetime.fromisoformat(error["details"]["server_time"])
     assert server_time.utcoffset() is not None
     assert abs((datetime.now(timezone.utc) - server_time).total_seconds()) < 5
+    # contract 11.5: server time minus X-Timestamp, whole seconds
+    assert error["details"]["skew_seconds"] == int(server_time.timestamp()) - ts
+    assert abs(error["details"]["skew_seconds"] + offset) <= 60  # whatever the machine's load
 
 
 def test_stale_request_comes_before_invalid_signature(client, catalog, issue):

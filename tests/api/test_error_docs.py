@@ -15,7 +15,8 @@ def test_each_documented_status_is_in_the_description(client):
     spec = client.get(f"{API}/openapi.json").get_json()
     for path in (f"{API}/ping", f"{API}/whoami"):
         responses = spec["paths"][path]["get"]["responses"]
-        assert set(responses) == {"200", "401", "429", "503", "default"}
+        # 403 and 422: what the X-Sandbox-Scenario header alone can cause there (contract 11.4)
+        assert set(responses) == {"200", "401", "403", "422", "429", "503", "default"}
         for status in (401, 429, 503):
             documented = responses[str(status)]
             assert documented["description"] == ERROR_DESCRIPTIONS[status]

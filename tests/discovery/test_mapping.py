@@ -80,7 +80,7 @@ def test_detail_in_partner_codes_with_occupancy_board_and_policy(client, two_par
         {"room_type_code": "ACME-DBL", "name": "Double", "max_occupancy": 4},
         {"room_type_code": "ACME-SGL", "name": "Single", "max_occupancy": 1}]
     plans = {p["rate_plan_code"]: p for p in hotel["rate_plans"]}
-    assert set(plans) == {"ACME-BAR", "ACME-NRF"}
+    assert set(plans) == {"ACME-BAR", "ACME-NRF", "ACME-RES", "ACME-USD"}
     assert plans["ACME-BAR"]["room_type_codes"] == ["ACME-DBL", "ACME-SGL"]
     assert plans["ACME-BAR"]["board_type"] == "BB"
     assert plans["ACME-BAR"]["occupancy"] == {"base_adults": 2, "max_adults": 3,

@@ -42,7 +42,8 @@ def test_the_whole_answer(client, pull, lisbon_ari):
         "hotel_code": "ACME-LIS", "check_in": day(0).isoformat(),
         "check_out": day(2).isoformat(), "currency": "EUR"}
     assert [(rt["room_type_code"], [rp["rate_plan_code"] for rp in rt["rate_plans"]])
-            for rt in data["room_types"]] == [("ACME-DBL", ["ACME-BAR", "ACME-NRF"]),
+            for rt in data["room_types"]] == [("ACME-DBL", ["ACME-BAR", "ACME-NRF",
+                                                            "ACME-RES", "ACME-USD"]),
                                               ("ACME-SGL", ["ACME-BAR"])]
     offers = plans(data)
     assert offers[("ACME-DBL", "ACME-BAR")] == {

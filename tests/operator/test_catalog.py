@@ -94,7 +94,7 @@ def test_loading_the_demo_catalogue_twice_gives_the_same_state(cli, write_catalo
     summary = output_of(second)
     assert summary.strip(), "no summary line"
     assert "2 properties" in summary and "1 partners" in summary, summary
-    assert "2 mappings" in summary and "2 fx_rates" in summary, summary
+    assert "2 mappings" in summary and "3 fx_rates" in summary, summary
 
 
 def test_the_demo_catalogue_is_loaded_as_written(cli, write_catalog, pg):
@@ -111,6 +111,10 @@ def test_the_demo_catalogue_is_loaded_as_written(cli, write_catalog, pg):
         ("LIS1", "BAR", "BB", 2, 3, 2, 4, {"non_refundable": False, "tiers": [
             {"within_hours": 48, "penalty": {"type": "nights", "value": 1}}]}),
         ("LIS1", "NRF", "RO", 2, 2, 2, 4, {"non_refundable": True, "tiers": []}),
+        ("LIS1", "RES", "BB", 2, 2, 2, 4, {"non_refundable": False, "tiers": [
+            {"within_hours": 24, "penalty": {"type": "nights", "value": 1}}]}),
+        ("LIS1", "USD", "RO", 2, 3, 2, 4, {"non_refundable": False, "tiers": [
+            {"within_hours": 72, "penalty": {"type": "amount", "value": 50}}]}),
         ("OPO1", "BAR", "HB", 2, 2, 0, 2, {"non_refundable": False, "tiers": [
             {"within_hours": 24, "penalty": {"type": "percent", "value": 50}}]}),
     ]
@@ -119,10 +123,11 @@ def test_the_demo_catalogue_is_loaded_as_written(cli, write_catalog, pg):
         "JOIN rate_plans rp ON rp.id = x.rate_plan_id JOIN room_types rt ON rt.id = x.room_type_id "
         "JOIN properties pr ON pr.id = x.property_id ORDER BY 1, 2, 3").fetchall()
     assert sells == [("LIS1", "BAR", "DBL"), ("LIS1", "BAR", "SGL"), ("LIS1", "NRF", "DBL"),
-                     ("OPO1", "BAR", "TWN")]
+                     ("LIS1", "RES", "DBL"), ("LIS1", "USD", "DBL"), ("OPO1", "BAR", "TWN")]
     assert mapping_row(pg, "acme", "LIS1")[1:] == ("ACME-LIS", True, "sandbox")
     assert mapped_codes(pg, "acme", "LIS1") == (
-        {"DBL": "ACME-DBL", "SGL": "ACME-SGL"}, {"BAR": "ACME-BAR", "NRF": "ACME-NRF"})
+        {"DBL": "ACME-DBL", "SGL": "ACME-SGL"}, {"BAR": "ACME-BAR", "NRF": "ACME-NRF", "RES": "ACME-RES",
+                                              "USD": "ACME-USD"})
     assert mapped_codes(pg, "acme", "OPO1") == ({"TWN": "ACME-TWN"}, {"BAR": "ACME-OPO-BAR"})
 
 

@@ -31,7 +31,7 @@ CREATE TEMP TABLE pushed_values (
 -- An ARI item's date is a one-day range; a range is clipped to start yesterday (in the hotel's
 -- timezone), and refused whole when it ends before that or more than 2 years ahead.
 WITH batch AS (
-    SELECT b.id, b.seq, b.property_id, b.mapping_id, b.items,
+    SELECT b.id, b.seq, b.property_id, b.mapping_id, b.items, b.sandbox_scenario,
            (now() AT TIME ZONE pr.timezone)::date AS today
       FROM ari_batches b
       JOIN properties pr ON pr.id = b.property_id
@@ -39,7 +39,7 @@ WITH batch AS (
 ),
 item AS (
     SELECT b.id AS batch_id, b.seq * 8192 + (e.ord - 1) AS seq, (e.ord - 1)::integer AS index,
-           b.property_id, b.mapping_id, b.today,
+           b.property_id, b.mapping_id, b.today, b.sandbox_scenario,
            e.v->>'room_type_code' AS room_type_code,
            e.v->>'rate_plan_code' AS rate_plan_code,
            coalesce(e.v->>'date', e.v->>'from_date')::date AS from_date,
@@ -63,6 +63,9 @@ item AS (
 judged AS (
     SELECT i.*, prt.room_type_id, prp.rate_plan_id, rp.currency AS plan_currency,
            CASE
+             -- X-Sandbox-Scenario: partially_applied (contract 11.4)
+             WHEN i.index = 0 AND i.sandbox_scenario = 'partially_applied'
+               THEN 'sandbox_scenario'
              WHEN prt.room_type_id IS NULL THEN 'unknown_room_type'
              WHEN i.rate_plan_code IS NOT NULL AND prp.rate_plan_id IS NULL
                THEN 'unknown_rate_plan'

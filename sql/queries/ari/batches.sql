@@ -6,12 +6,15 @@ SELECT pp.id AS mapping_id, pp.property_id, pp.hotel_code
  WHERE pp.partner_id = :partner_id AND pp.environment = :environment
    AND pp.hotel_code = :hotel_code;
 
--- name: accept_batch(id, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count)^
+-- name: accept_batch(id, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count, sandbox_scenario, delay_seconds)^
+-- `delay_seconds`: for X-Sandbox-Scenario delayed_apply, how long after acceptance the batch may
+-- apply (`apply_after`, on the database's clock like `received_at`); NULL otherwise.
 INSERT INTO ari_batches (id, partner_id, environment, mapping_id, property_id, hotel_code, kind,
-                         items, item_count)
+                         items, item_count, sandbox_scenario, apply_after)
 VALUES (:id, :partner_id, :environment, :mapping_id, :property_id, :hotel_code, :kind,
-        :items, :item_count)
-RETURNING id AS batch_id, status, item_count;
+        :items, :item_count, :sandbox_scenario,
+        now() + make_interval(secs => CAST(:delay_seconds AS double precision)))
+RETURNING id AS batch_id, status, item_count, apply_after;
 
 -- name: batch_outcome(id, partner_id, environment)^
 -- A batch as its partner sees it; another partner's (or environment's) is not there at all.
@@ -74,11 +77,17 @@ SELECT property_id, count(*) AS batches
 -- all and finishes each with its own outcome. A batch taken from `queued` counts an attempt
 -- here; one already `processing` was counted by its own job (mark_processing), even when that
 -- job waits for its hotel while this group applies the batch. Read after the hotel locks, so
--- it sees what their previous holders finished.
+-- it sees what their previous holders finished. A sandbox batch pushed with `delayed_apply`
+-- (apply_after in the future) is not taken before its time, nor is any later batch of its hotel:
+-- the hotel's batches still take effect in acceptance order.
 WITH waiting AS (
     SELECT id, row_number() OVER w AS position, sum(item_count) OVER w AS items_up_to
-      FROM ari_batches
+      FROM ari_batches b
      WHERE property_id = ANY(:property_ids) AND status IN ('queued', 'processing')
+       AND NOT EXISTS (SELECT 1 FROM ari_batches d
+                        WHERE d.property_id = b.property_id AND d.seq <= b.seq
+                          AND d.status IN ('queued', 'processing')
+                          AND d.apply_after > now())
     WINDOW w AS (ORDER BY property_id <> :own_property_id, seq)
      ORDER BY property_id <> :own_property_id, seq
      LIMIT :max_batches

@@ -1,0 +1,59 @@
+"""The walk-through `make run` prints works as printed: run with bash against a live service
+(the app on a real socket, the Procfile's worker applying the pushed batch)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from connectivity.operator.demo_ari import seed_demo_ari
+from connectivity.operator.walkthrough import next_week_stay, walkthrough
+from tests.live_service import live_origin, worker  # noqa: F401 - fixtures
+
+TOOLS = ("bash", "curl", "openssl")
+
+
+def answers(output: str) -> list[dict]:
+    """The JSON answers the script printed, in order."""
+    decoder, found, at = json.JSONDecoder(), [], 0
+    while (start := output.find("{", at)) != -1:
+        value, at = decoder.raw_decode(output, start)
+        found.append(value)
+    return found
+
+
+def test_the_printed_walkthrough_runs_as_printed(db, catalog, issue, live_origin, worker,
+                                                 tmp_path):
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"skipped: the walk-through needs {', '.join(missing)}, not found on PATH")
+    now = dt.datetime.now(dt.timezone.utc)
+    db.run(seed_demo_ari, now)
+    pull, push = issue("pull"), issue("push")
+    script = walkthrough(live_origin, pull.token, push.key_id, push.token.partition(".")[2],
+                         *next_week_stay(now))
+    path = tmp_path / "walkthrough.sh"
+    path.write_text(script)
+    # python3 is this interpreter; -e: any failed request (curl --fail-with-body) fails the run.
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-e", str(path)], capture_output=True, text=True, env=env,
+                          timeout=180)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    ping, search, quote, booking, cancel, accepted, batch = answers(done.stdout)
+    assert all(a["success"] for a in (ping, search, quote, booking, cancel, accepted, batch))
+    assert [h["available"] for h in search["data"]["hotels"]] == [True, True]
+    assert booking["data"]["booking"]["status"] == "confirmed"
+    assert booking["data"]["booking"]["total_amount"] == quote["data"]["total_amount"]
+    assert cancel["data"]["booking"]["status"] == "cancelled"
+    assert accepted["data"]["status"] == "queued"
+    assert (batch["data"]["status"], batch["data"]["applied_count"]) == ("applied", 1)
+    # Nothing in the script is a placeholder left for the reader to fill.
+    assert not re.search(r"<[a-z_]+>|\{[a-z_]+\}", script)
