@@ -5,9 +5,13 @@ from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
 from ..docs import GUARDED, WITH_BODY, error_responses
 from ..envelope import enveloped
+from ..ready_body import ready_response
 from .batches import accept_batch, batch_outcome
-from .schemas import (MAX_ARI_ITEMS, MAX_RESTRICTION_ITEMS, AriRequestSchema,
-                      BatchAcceptedSchema, BatchOutcomeSchema, RestrictionsRequestSchema)
+from .readback import read_back
+from .schemas import (MAX_ARI_ITEMS, MAX_READBACK_CODES, MAX_READBACK_DAYS,
+                      MAX_RESTRICTION_ITEMS, AriRequestSchema, BatchAcceptedSchema,
+                      BatchOutcomeSchema, ReadBackQuerySchema, ReadBackSchema,
+                      RestrictionsRequestSchema)
 
 blp = ApiBlueprint("ari", __name__, url_prefix=API_PREFIX,
                 description="ARI push: rates, inventory and restrictions, applied asynchronously.")
@@ -87,6 +91,38 @@ def get_batch(batchId):  # noqa: N803 - the specification's parameter name
     Visible to every key of the partner holding `ari.write` or `restriction.write`; another
     partner's batch id is 404 `not_found`, as is one that does not exist."""
     return batch_outcome(current_app.extensions["connectivity.db"], current_caller(), batchId)
+
+
+_GET_ARI = f"""Read back the stored ARI of one hotel (scope ari.write or restriction.write)
+
+Every date of `from_date`..`to_date` (inclusive, at most {MAX_READBACK_DAYS} days apart) for
+every room type the caller maps for the hotel, and under each every mapped rate plan that sells
+it (narrowed by `room_type_codes` / `rate_plan_codes`, comma-separated, at most
+{MAX_READBACK_CODES} each). Values are the stored ones at each level, not the effective
+combination, `null` where nothing was ever set. `availability` is what remains to sell;
+`rooms_sold` counts the rooms of the night held by confirmed pull bookings and live pushed
+reservations of every partner (cancelled ones released; a pushed reservation counts all its
+rooms, also a shortfall inventory could not cover).
+
+`set_by` names, for each field that has a value, the batch whose value is in force (the newest
+accepted batch that set it, recorded by the apply as it writes the value): its `batch_id`,
+readable through GET /ari/batches/{{batchId}}, or `other_partner` for another partner's batch.
+Bookings and reservations change `availability` without a batch, so `set_by.availability`
+stays the last batch that set it. A paused distribution is still readable. 404 `not_found` when
+the hotel is not mapped for the caller; 422 `validation_failed` for any other rule.
+
+Example: `GET /ari?hotel_code=ACME-LIS&from_date=2027-01-01&to_date=2027-01-31&room_type_codes=ACME-DBL`"""
+
+
+@blp.route("/ari", methods=["GET"])
+@blp.arguments(ReadBackQuerySchema, location="query")
+@blp.response(200, enveloped(ReadBackSchema))
+@error_responses(blp, *GUARDED, 404, 422)
+@requires("ari.write", "restriction.write", any_of=True)
+@described(_GET_ARI)
+def read_ari(query):
+    return ready_response(read_back(current_app.extensions["connectivity.db"],
+                                    current_caller(), query))
 
 
 def _accept(kind: str, request: dict) -> dict:

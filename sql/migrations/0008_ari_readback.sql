@@ -1,0 +1,22 @@
+-- 0008_ari_readback: indexes for the `rooms_sold` of GET /ari (contract 11.1): the nights held
+-- by confirmed pull bookings and by live pushed reservations, per property and date.
+-- migration: no-transaction
+-- Runs outside a transaction so that both indexes are built CONCURRENTLY: bookings and
+-- reservation_nights grow with every sale, and a plain build would hold a SHARE lock (every
+-- booking and pushed reservation waiting) for a full scan. Each statement can run again.
+-- Locks: none that blocks a writer (the concurrent builds wait for running writers to finish).
+--
+-- Without them the read-back filters every booking and every reservation night of the table.
+-- Confirmed bookings are found by the end of their stay (a range read back starts at or after
+-- today in practice, so the index range holds the bookings still to come); held reservation
+-- nights by date.
+
+DROP INDEX CONCURRENTLY IF EXISTS bookings_confirmed_stay_idx;
+CREATE INDEX CONCURRENTLY bookings_confirmed_stay_idx
+    ON bookings (property_id, check_out) INCLUDE (check_in, room_type_id, rooms)
+    WHERE status = 'confirmed';
+
+DROP INDEX CONCURRENTLY IF EXISTS reservation_nights_held_date_idx;
+CREATE INDEX CONCURRENTLY reservation_nights_held_date_idx
+    ON reservation_nights (property_id, date) INCLUDE (room_type_id, wanted)
+    WHERE released_at IS NULL;
