@@ -28,15 +28,29 @@ def _apply(conn, batch_id: str) -> dict | None:
     batch = q.lock_unfinished_batch(conn, id=batch_id)
     if batch is None:
         return None
-    q.create_pushed_values(conn)
-    rejected = [{"index": row["index"], "code": row["code"], "message": rejection_message(row)}
-                for row in q.stage_batch_items(conn, batch_id=batch_id)]
-    q.upsert_room_type_days(conn)
-    q.upsert_rate_plan_days(conn)
+    rejected = stage_batch(conn, batch_id)
+    write_staged_values(conn)
     outcome = {"applied_count": batch["item_count"] - len(rejected),
                "rejected_count": len(rejected)}
     q.finish_batch(conn, id=batch_id, rejected=Jsonb(rejected), **outcome)
     return outcome
+
+
+def stage_batch(conn, batch_id: str) -> list[dict]:
+    """Judge every item of a stored batch by the rejection rules (stage_batch_items) and stage
+    the values of those that can apply in `pushed_values`; the rejected rows, as the batch
+    outcome reports them. The worker and the dry run both call this: one set of rules."""
+    q = queries().ari
+    q.create_pushed_values(conn)
+    return [{"index": row["index"], "code": row["code"], "message": rejection_message(row)}
+            for row in q.stage_batch_items(conn, batch_id=batch_id)]
+
+
+def write_staged_values(conn) -> None:
+    """Upsert the staged values into the day tables, each field with its acceptance order."""
+    q = queries().ari
+    q.upsert_room_type_days(conn)
+    q.upsert_rate_plan_days(conn)
 
 
 def rejection_message(row: dict) -> str:

@@ -37,12 +37,12 @@ def accept_batch(db: Database, queue: BatchQueue, caller: Caller, kind: str,
                  request: dict) -> dict:
     """Store the batch (404 when the hotel is not mapped for the caller), then enqueue it."""
     batch_id = str(uuid.uuid4())
-    accepted = db.run(_store, caller, batch_id, kind, request)
+    accepted = db.run(store_batch, caller, batch_id, kind, request)
     queue.enqueue(batch_id)
     return accepted
 
 
-def _store(conn, caller: Caller, batch_id: str, kind: str, request: dict) -> dict:
+def store_batch(conn, caller: Caller, batch_id: str, kind: str, request: dict) -> dict:
     q = queries().ari
     hotel = q.find_mapped_hotel(conn, partner_id=caller.partner_id,
                                 environment=caller.environment, hotel_code=request["hotel_code"])

@@ -7,10 +7,12 @@ from ..docs import GUARDED, WITH_BODY, error_responses
 from ..envelope import enveloped
 from ..ready_body import ready_response
 from .batches import accept_batch, batch_outcome
+from .dry_run import dry_run_batch
 from .readback import read_back
 from .schemas import (MAX_ARI_ITEMS, MAX_READBACK_CODES, MAX_READBACK_DAYS,
                       MAX_RESTRICTION_ITEMS, AriRequestSchema, BatchAcceptedSchema,
-                      BatchOutcomeSchema, ReadBackQuerySchema, ReadBackSchema,
+                      BatchOutcomeSchema, DryRunQuerySchema, DryRunResultSchema,
+                      ReadBackQuerySchema, ReadBackSchema,
                       RestrictionsRequestSchema)
 
 blp = ApiBlueprint("ari", __name__, url_prefix=API_PREFIX,
@@ -36,10 +38,27 @@ rejected rows with a code, while the rest applies: `unknown_room_type`, `unknown
 `min_stay_above_max_stay`, `date_in_past` (before yesterday in the hotel's timezone),
 `date_too_far` (more than 2 years ahead).
 
+With `dry_run=true` the request gets the same authentication, scope, rate limit, field rules
+(422) and 404, then answers 200 synchronously with what the push would do if applied now:
+the exact `rejected` rows the batch outcome would report, and every stored field it would
+change (`from`, `to`), compared with the values applied at the time of the call (batches still
+queued are not taken into account). Nothing is stored: no batch, no job, no value. `dry_run`
+takes `true` or `false`; anything else is 422.
+
 Semantics: a per-date, per-field upsert. Fields sent overwrite, fields absent stay as they were;
 sending the same batch again changes nothing. Batches take effect in the order they were
 accepted, field by field, even if applied out of order: a value is never overwritten by an older
 batch's. Within one batch, a later item for the same date wins."""
+
+
+_DRY_RUN_ANSWER = ("dry_run=true: what the push would do if applied now; nothing stored "
+                   "(contract 11.2)")
+_DRY_RUN_EXAMPLE = {"success": True, "request_id": "5f0c1d2e3a4b4c5d", "data": {
+    "dry_run": True, "item_count": 2, "applied_count": 1, "rejected_count": 1,
+    "rejected": [{"index": 1, "code": "unknown_rate_plan",
+                  "message": "rate plan 'ACME-XYZ' is not mapped for this hotel"}],
+    "changes": [{"index": 0, "room_type_code": "ACME-DBL", "rate_plan_code": "ACME-BAR",
+                 "date": "2027-01-01", "field": "rate", "from": 110, "to": 120}]}}
 
 
 _PUT_ARI = f"""Upsert rates and inventory per date (scope ari.write)
@@ -52,12 +71,15 @@ rate plan's currency) need a `rate_plan_code`; restrictions are the rate plan's 
 
 @blp.route("/ari", methods=["PUT"])
 @blp.arguments(AriRequestSchema)
+@blp.arguments(DryRunQuerySchema, location="query")
 @blp.response(202, enveloped(BatchAcceptedSchema))
+@blp.alt_response(200, schema=enveloped(DryRunResultSchema), success=True,
+                  description=_DRY_RUN_ANSWER, example=_DRY_RUN_EXAMPLE)
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires("ari.write")
 @described(_PUT_ARI)
-def put_ari(request):
-    return _accept("ari", request)
+def put_ari(request, query):
+    return _accept("ari", request, query["dry_run"])
 
 
 _PUT_RESTRICTIONS = f"""Upsert restrictions over date ranges (scope restriction.write)
@@ -69,12 +91,15 @@ to `days_of_week` (0 = Monday ... 6 = Sunday) when sent. A range that starts bef
 
 @blp.route("/ari/restrictions", methods=["PUT"])
 @blp.arguments(RestrictionsRequestSchema)
+@blp.arguments(DryRunQuerySchema, location="query")
 @blp.response(202, enveloped(BatchAcceptedSchema))
+@blp.alt_response(200, schema=enveloped(DryRunResultSchema), success=True,
+                  description=_DRY_RUN_ANSWER, example=_DRY_RUN_EXAMPLE)
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires("restriction.write")
 @described(_PUT_RESTRICTIONS)
-def put_restrictions(request):
-    return _accept("restrictions", request)
+def put_restrictions(request, query):
+    return _accept("restrictions", request, query["dry_run"])
 
 
 @blp.route("/ari/batches/<batch_id:batchId>", methods=["GET"])
@@ -125,7 +150,10 @@ def read_ari(query):
                                     current_caller(), query))
 
 
-def _accept(kind: str, request: dict) -> dict:
+def _accept(kind: str, request: dict, dry_run: bool):
+    if dry_run:
+        return ready_response(dry_run_batch(current_app.extensions["connectivity.db"],
+                                            current_caller(), kind, request))
     return accept_batch(current_app.extensions["connectivity.db"],
                         current_app.extensions["connectivity.ari_queue"], current_caller(),
                         kind, request)

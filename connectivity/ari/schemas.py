@@ -219,3 +219,52 @@ class ReadBackSchema(Schema):
     from_date = fields.Date(required=True)
     to_date = fields.Date(required=True)
     room_types = fields.List(fields.Nested(ReadBackRoomTypeSchema), required=True)
+
+
+# PUT /ari?dry_run=true, PUT /ari/restrictions?dry_run=true (contract 11.2) -----------------
+
+class DryRunFlag(fields.Field):
+    """`true` or `false` in a query string, nothing else (`1`, `yes`, `maybe` are refused)."""
+
+    def __init__(self, **kwargs):
+        kwargs["metadata"] = {"type": "boolean", **kwargs.get("metadata", {})}
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> bool:
+        if value not in ("true", "false"):
+            raise ValidationError("must be true or false")
+        return value == "true"
+
+
+class DryRunQuerySchema(Schema):
+    dry_run = DryRunFlag(load_default=False, metadata={
+        "description": "true: answer 200 with what the push would do if applied now, and store "
+                       "nothing (no batch, no job, no value)"})
+
+
+class FieldChangeSchema(Schema):
+    index = fields.Integer(required=True, metadata={
+        "description": "0-based position in items of the item whose value would be in force"})
+    room_type_code = fields.String(required=True)
+    rate_plan_code = fields.String(required=True, allow_none=True, metadata={
+        "description": "null when the field is the room type's (availability, or restrictions "
+                       "sent without rate_plan_code)"})
+    date = fields.Date(required=True)
+    field = fields.String(required=True, metadata={"enum": [
+        "availability", "rate", "single_rate", "extra_adult_rate", "extra_child_rate",
+        "closed", "min_stay", "max_stay", "closed_to_arrival", "closed_to_departure"]})
+    from_ = fields.Raw(required=True, allow_none=True, data_key="from", attribute="from",
+                       metadata={"description": "the stored value now, null when never set"})
+    to = fields.Raw(required=True, metadata={"description": "the value the push would store"})
+
+
+class DryRunResultSchema(Schema):
+    dry_run = fields.Boolean(required=True, metadata={"enum": [True]})
+    item_count = fields.Integer(required=True)
+    applied_count = fields.Integer(required=True)
+    rejected_count = fields.Integer(required=True)
+    rejected = fields.List(fields.Nested(RejectedRowSchema), required=True, metadata={
+        "description": "exactly the rows the real push would report rejected if applied now"})
+    changes = fields.List(fields.Nested(FieldChangeSchema), required=True, metadata={
+        "description": "every stored field the push would change; a restrictions item gives "
+                       "one change per date and field"})
