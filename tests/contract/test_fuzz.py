@@ -181,6 +181,9 @@ def positive_data_acceptance_but_beyond_json_schema(ctx, response, case):
     try:
         return spec_checks.positive_data_acceptance(ctx, response, case)
     except Exception:
+        # A feed cursor's signature, like a quote token's, only this service can check.
+        if response.status_code == 410 and response.json()["error"]["code"] == "cursor_expired":
+            return None
         if response.status_code == 422:
             if response.json()["error"]["code"] in BEYOND_JSON_SCHEMA_CODES:
                 return None
