@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from decimal import Decimal
 
 from ..auth.authenticate import Caller
 from ..db import Database
@@ -23,11 +22,13 @@ from .apply import stage_batch, write_staged_values
 from .batches import store_batch
 
 
-def dry_run_batch(db: Database, caller: Caller, kind: str, request: dict) -> dict:
+def dry_run_batch(db: Database, caller: Caller, kind: str, request: dict) -> str:
+    """The answer's `data`, as JSON text (the changes written by PostgreSQL: a 5,000-item push
+    can change 20,000 fields, which cost Python about 150 ms to build and encode)."""
     return db.run(_dry_run, caller, kind, request)
 
 
-def _dry_run(conn, caller: Caller, kind: str, request: dict) -> dict:
+def _dry_run(conn, caller: Caller, kind: str, request: dict) -> str:
     q = queries().ari
     items = request["items"]
     with conn.transaction(force_rollback=True):
@@ -37,20 +38,12 @@ def _dry_run(conn, caller: Caller, kind: str, request: dict) -> dict:
         rejected = stage_batch(conn, batch_id)
         q.keep_days_before_dry_run(conn)
         write_staged_values(conn)
-        rows = q.dry_run_changes(conn, batch_seq=batch_seq)
-    changes = []
-    for row in rows:
-        item = items[row["index"]]
-        changes.append({
-            "index": row["index"], "room_type_code": item["room_type_code"],
-            "rate_plan_code": item.get("rate_plan_code") if row["rate_plan_id"] else None,
-            "date": row["date"], "field": row["field"],
-            "from": _value(row["old"]), "to": _value(row["new"])})
-    return {"dry_run": True, "item_count": len(items),
-            "applied_count": len(items) - len(rejected), "rejected_count": len(rejected),
-            "rejected": rejected, "changes": changes}
-
-
-def _value(text: str | None):
-    # jsonb text of a stored value: an amount stays exact (Decimal), then written as a number.
-    return None if text is None else json.loads(text, parse_float=Decimal)
+        changes = q.dry_run_changes(
+            conn, batch_seq=batch_seq,
+            room_type_codes=[item["room_type_code"] for item in items],
+            rate_plan_codes=[item.get("rate_plan_code") for item in items])
+    head = json.dumps({"dry_run": True, "item_count": len(items),
+                       "applied_count": len(items) - len(rejected),
+                       "rejected_count": len(rejected), "rejected": rejected},
+                      separators=(",", ":"))
+    return head[:-1] + ',"changes":' + changes + "}"

@@ -5,7 +5,7 @@ from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
 from ..docs import GUARDED, WITH_BODY, error_responses
 from ..envelope import enveloped
-from ..ready_body import ready_response
+from ..ready_body import ready_json_response
 from .batches import accept_batch, batch_outcome
 from .dry_run import dry_run_batch
 from .readback import read_back
@@ -146,14 +146,14 @@ Example: `GET /ari?hotel_code=ACME-LIS&from_date=2027-01-01&to_date=2027-01-31&r
 @requires("ari.write", "restriction.write", any_of=True)
 @described(_GET_ARI)
 def read_ari(query):
-    return ready_response(read_back(current_app.extensions["connectivity.db"],
-                                    current_caller(), query))
+    return ready_json_response(read_back(current_app.extensions["connectivity.db"],
+                                         current_caller(), query))
 
 
 def _accept(kind: str, request: dict, dry_run: bool):
     if dry_run:
-        return ready_response(dry_run_batch(current_app.extensions["connectivity.db"],
-                                            current_caller(), kind, request))
+        return ready_json_response(dry_run_batch(current_app.extensions["connectivity.db"],
+                                                 current_caller(), kind, request))
     return accept_batch(current_app.extensions["connectivity.db"],
                         current_app.extensions["connectivity.ari_queue"], current_caller(),
                         kind, request)

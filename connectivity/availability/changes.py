@@ -12,6 +12,7 @@ before it is served (docs/operations.md, "The change feed").
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..auth.authenticate import Caller
@@ -24,14 +25,14 @@ MAX_PAGE_SIZE = 1000
 
 
 def read_changes(db: Database, signer: CursorSigner, caller: Caller,
-                 request: dict[str, Any]) -> dict:
+                 request: dict[str, Any]) -> str:
+    """The answer's `data`, as JSON text (each change written by PostgreSQL)."""
     cursor = request.get("cursor")
     if cursor is None:
         with db.connection() as conn:
             horizon = queries().changes.feed_horizon(conn)["horizon"]
-        return {"changes": [], "has_more": False,
-                "next_cursor": signer.dump(caller.partner_id, caller.environment,
-                                           Position(int(horizon), 0))}
+        return _page([], False, signer.dump(caller.partner_id, caller.environment,
+                                            Position(int(horizon), 0)))
     after = signer.load(cursor, caller.partner_id, caller.environment)
     size = request.get("limit", DEFAULT_PAGE_SIZE)
     with db.connection() as conn:
@@ -50,11 +51,10 @@ def read_changes(db: Database, signer: CursorSigner, caller: Caller,
         # Caught up: everything below the horizon was read. Never behind the cursor given
         # (a replica's snapshot may lag the primary's that served it).
         position = max(Position(horizon, 0), after, key=lambda p: (p.xid, p.change_id))
-    return {"changes": [_change(row) for row in changes], "has_more": has_more,
-            "next_cursor": signer.dump(caller.partner_id, caller.environment, position)}
+    return _page([row["change"] for row in changes], has_more,
+                 signer.dump(caller.partner_id, caller.environment, position))
 
 
-def _change(row: dict) -> dict:
-    return {"hotel_code": row["hotel_code"], "room_type_code": row["room_type_code"],
-            "rate_plan_code": row["rate_plan_code"], "from_date": row["from_date"],
-            "to_date": row["to_date"], "kinds": row["kinds"], "changed_at": row["changed_at"]}
+def _page(changes: list[str], has_more: bool, next_cursor: str) -> str:
+    return ('{"changes":[' + ",".join(changes) + '],"next_cursor":' + json.dumps(next_cursor)
+            + ',"has_more":' + ("true" if has_more else "false") + "}")

@@ -5,7 +5,7 @@ from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
 from ..docs import GUARDED, WITH_BODY, error_responses
 from ..envelope import ErrorEnvelopeSchema, enveloped
-from ..ready_body import ready_response
+from ..ready_body import ready_json_response, ready_response
 from .changes import read_changes
 from .feed_cursor import CursorSigner
 from .rates import rates as read_rates
@@ -97,6 +97,6 @@ def changes(query):
     may appear twice. Changes are kept at least 7 days; an older cursor, or one not given to
     this key, is 410 `cursor_expired`: start again without a cursor."""
     app = current_app
-    return ready_response(read_changes(app.extensions["connectivity.db"],
-                                       app.extensions["connectivity.feed_cursors"],
-                                       current_caller(), query))
+    return ready_json_response(read_changes(app.extensions["connectivity.db"],
+                                            app.extensions["connectivity.feed_cursors"],
+                                            current_caller(), query))

@@ -16,10 +16,12 @@ SELECT t.*
         SELECT property_id, date, room_type_id, rate_plan_id FROM pushed_values
          WHERE rate_plan_id IS NOT NULL);
 
--- name: dry_run_changes(batch_seq)
--- Every field the upserts changed, one row per (level, date, field), with the index of the
--- item whose value is now in force (its acceptance order is batch seq x 8192 + index). Field
--- names are the push payload's. Values compare as jsonb: 120 and 120.00 are the same amount.
+-- name: dry_run_changes(batch_seq, room_type_codes, rate_plan_codes)$
+-- Every field the upserts changed, one change per (level, date, field), as the answer's JSON
+-- array: the index of the item whose value is now in force (its acceptance order is batch seq
+-- x 8192 + index) and that item's codes (the arrays, 1-based, hold each item's as sent; the
+-- rate plan's only for a rate-plan-level field). Field names are the push payload's. Values
+-- compare as jsonb: 120 and 120.00 are the same amount.
 WITH room_after AS (
     SELECT t.* FROM room_type_days t
      WHERE (t.property_id, t.date, t.room_type_id) IN (
@@ -32,8 +34,7 @@ plan_after AS (
              WHERE rate_plan_id IS NOT NULL)
 ),
 changed AS (
-    SELECT a.date, a.room_type_id, NULL::bigint AS rate_plan_id, f.ord, f.field, f.old, f.new,
-           f.seq
+    SELECT a.date, false AS plan_level, f.ord, f.field, f.old, f.new, f.seq
       FROM room_after a
       LEFT JOIN room_type_days_before b USING (property_id, date, room_type_id)
      CROSS JOIN LATERAL (VALUES
@@ -47,7 +48,7 @@ changed AS (
          to_jsonb(a.closed_to_departure), a.closed_to_departure_seq)
      ) AS f(ord, field, old, new, seq)
     UNION ALL
-    SELECT a.date, a.room_type_id, a.rate_plan_id, f.ord, f.field, f.old, f.new, f.seq
+    SELECT a.date, true, f.ord, f.field, f.old, f.new, f.seq
       FROM plan_after a
       LEFT JOIN rate_plan_days_before b USING (property_id, date, room_type_id, rate_plan_id)
      CROSS JOIN LATERAL (VALUES
@@ -65,9 +66,16 @@ changed AS (
         (9, 'closed_to_departure', to_jsonb(b.closed_to_departure),
          to_jsonb(a.closed_to_departure), a.closed_to_departure_seq)
      ) AS f(ord, field, old, new, seq)
+),
+ours AS (
+    SELECT (seq - :batch_seq * 8192)::integer AS index, date, plan_level, ord, field, old, new
+      FROM changed
+     WHERE old IS DISTINCT FROM new AND seq >= :batch_seq * 8192
 )
-SELECT (seq - :batch_seq * 8192)::integer AS index, date, room_type_id, rate_plan_id, field,
-       old::text AS old, new::text AS new
-  FROM changed
- WHERE old IS DISTINCT FROM new AND seq >= :batch_seq * 8192
- ORDER BY index, date, rate_plan_id NULLS FIRST, ord;
+SELECT coalesce(json_agg(json_build_object(
+           'index', index, 'room_type_code', (:room_type_codes::text[])[index + 1],
+           'rate_plan_code', CASE WHEN plan_level
+                                  THEN (:rate_plan_codes::text[])[index + 1] END,
+           'date', date, 'field', field, 'from', old, 'to', new)
+         ORDER BY index, date, plan_level, ord), '[]'::json)::text
+  FROM ours;
