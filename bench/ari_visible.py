@@ -103,8 +103,10 @@ def changes_latency(ctx: Context):
                 "JOIN partners pa ON pa.id = pp.partner_id AND pa.code = 'bench-all' "
                 "JOIN room_types rt ON rt.property_id = pp.property_id "
                 "WHERE pp.hotel_code = %s AND rt.code = 'DBL' "
+                # Always a change (an upsert that changes nothing logs nothing).
                 "ON CONFLICT (property_id, date, room_type_id) "
-                "DO UPDATE SET available = EXCLUDED.available", (day, i % 9 + 1, hotel))
+                "DO UPDATE SET available = mod(room_type_days.available + 1, 10)",
+                (day, i % 9 + 1, hotel))
             committed = time.monotonic()
             while time.monotonic() - committed < 30:
                 data = get({"cursor": state["cursor"], "limit": 1000})

@@ -19,8 +19,8 @@ SELECT t.*
 -- name: dry_run_changes(batch_seq, room_type_codes, rate_plan_codes)$
 -- Every field the upserts changed, one change per (level, date, field), as the answer's JSON
 -- array: the index of the item whose value is now in force (its acceptance order is batch seq
--- x 8192 + index) and that item's codes (the arrays, 1-based, hold each item's as sent; the
--- rate plan's only for a rate-plan-level field). Field names are the push payload's. Values
+-- x 8192 + index) and that item's codes (the arrays hold each item's as sent, in item order;
+-- the rate plan's only for a rate-plan-level field). Field names are the push payload's. Values
 -- compare as jsonb: 120 and 120.00 are the same amount.
 WITH room_after AS (
     SELECT t.* FROM room_type_days t
@@ -71,11 +71,16 @@ ours AS (
     SELECT (seq - :batch_seq * 8192)::integer AS index, date, plan_level, ord, field, old, new
       FROM changed
      WHERE old IS DISTINCT FROM new AND seq >= :batch_seq * 8192
+),
+-- Joined, not subscripted: an element of a text[] is found by walking the array from its start.
+codes AS (
+    SELECT (c.ord - 1)::integer AS index, c.room_type_code, c.rate_plan_code
+      FROM unnest(:room_type_codes::text[], :rate_plan_codes::text[])
+           WITH ORDINALITY AS c(room_type_code, rate_plan_code, ord)
 )
 SELECT coalesce(json_agg(json_build_object(
-           'index', index, 'room_type_code', (:room_type_codes::text[])[index + 1],
-           'rate_plan_code', CASE WHEN plan_level
-                                  THEN (:rate_plan_codes::text[])[index + 1] END,
-           'date', date, 'field', field, 'from', old, 'to', new)
-         ORDER BY index, date, plan_level, ord), '[]'::json)::text
-  FROM ours;
+           'index', o.index, 'room_type_code', c.room_type_code,
+           'rate_plan_code', CASE WHEN o.plan_level THEN c.rate_plan_code END,
+           'date', o.date, 'field', o.field, 'from', o.old, 'to', o.new)
+         ORDER BY o.index, o.date, o.plan_level, o.ord), '[]'::json)::text
+  FROM ours o JOIN codes c USING (index);
