@@ -88,55 +88,63 @@ names AS (
             UNION SELECT closed_to_arrival_seq / 8192 FROM plan_days
             UNION SELECT closed_to_departure_seq / 8192 FROM plan_days)
 ),
--- Each room type's and rate plan's days in one pass over (dates x rows): a set_by field is
--- named only when it has a value set by a batch (a batch id is [A-Za-z0-9-], written into the
--- JSON text as it is).
+-- Each room type's and rate plan's days in one pass over (dates x rows), each day a record
+-- turned into JSON by json_agg (half the cost of json_build_object per object). A set_by
+-- field is named only when it has a value set by a batch (a batch id is [A-Za-z0-9-], written
+-- into the JSON text as it is).
 room_json AS (
-    SELECT r.room_type_id, r.room_type_code,
-           json_agg(json_build_object(
-               'date', d.date, 'availability', t.available,
-               'rooms_sold', coalesce(s.rooms_sold, 0), 'closed', t.closed,
-               'min_stay', t.min_stay, 'max_stay', t.max_stay,
-               'closed_to_arrival', t.closed_to_arrival,
-               'closed_to_departure', t.closed_to_departure,
-               'set_by', concat('{', concat_ws(',',
-                   CASE WHEN t.available IS NOT NULL THEN '"availability":"' || (n.of_seq ->> (t.available_seq / 8192)::text) || '"' END,
-                   CASE WHEN t.closed IS NOT NULL THEN '"closed":"' || (n.of_seq ->> (t.closed_seq / 8192)::text) || '"' END,
-                   CASE WHEN t.min_stay IS NOT NULL THEN '"min_stay":"' || (n.of_seq ->> (t.min_stay_seq / 8192)::text) || '"' END,
-                   CASE WHEN t.max_stay IS NOT NULL THEN '"max_stay":"' || (n.of_seq ->> (t.max_stay_seq / 8192)::text) || '"' END,
-                   CASE WHEN t.closed_to_arrival IS NOT NULL THEN '"closed_to_arrival":"' || (n.of_seq ->> (t.closed_to_arrival_seq / 8192)::text) || '"' END,
-                   CASE WHEN t.closed_to_departure IS NOT NULL THEN '"closed_to_departure":"' || (n.of_seq ->> (t.closed_to_departure_seq / 8192)::text) || '"' END), '}')::json)
-             ORDER BY d.date) AS days
+    SELECT r.room_type_id, r.room_type_code, json_agg(x ORDER BY x.date) AS days
       FROM rts r CROSS JOIN dates d CROSS JOIN names n
       LEFT JOIN room_days t ON t.room_type_id = r.room_type_id AND t.date = d.date
       LEFT JOIN sold s ON s.room_type_id = r.room_type_id AND s.date = d.date
+     CROSS JOIN LATERAL (
+        SELECT d.date, t.available AS availability, coalesce(s.rooms_sold, 0) AS rooms_sold,
+               t.closed, t.min_stay, t.max_stay, t.closed_to_arrival, t.closed_to_departure,
+               concat('{', concat_ws(',',
+                   CASE WHEN t.available IS NOT NULL
+                        THEN '"availability":"' || (n.of_seq ->> (t.available_seq / 8192)::text) || '"' END,
+                   CASE WHEN t.closed IS NOT NULL
+                        THEN '"closed":"' || (n.of_seq ->> (t.closed_seq / 8192)::text) || '"' END,
+                   CASE WHEN t.min_stay IS NOT NULL
+                        THEN '"min_stay":"' || (n.of_seq ->> (t.min_stay_seq / 8192)::text) || '"' END,
+                   CASE WHEN t.max_stay IS NOT NULL
+                        THEN '"max_stay":"' || (n.of_seq ->> (t.max_stay_seq / 8192)::text) || '"' END,
+                   CASE WHEN t.closed_to_arrival IS NOT NULL
+                        THEN '"closed_to_arrival":"' || (n.of_seq ->> (t.closed_to_arrival_seq / 8192)::text) || '"' END,
+                   CASE WHEN t.closed_to_departure IS NOT NULL
+                        THEN '"closed_to_departure":"' || (n.of_seq ->> (t.closed_to_departure_seq / 8192)::text) || '"' END), '}')::json AS set_by) AS x
      GROUP BY r.room_type_id, r.room_type_code
 ),
 plan_json AS (
     SELECT p.room_type_id, p.rate_plan_code,
            json_build_object('rate_plan_code', p.rate_plan_code, 'currency', p.currency,
-               'days', json_agg(json_build_object(
-                   'date', d.date, 'rate', t.rate, 'single_rate', t.single_rate,
-                   'extra_adult_rate', t.extra_adult_rate,
-                   'extra_child_rate', t.extra_child_rate, 'closed', t.closed,
-                   'min_stay', t.min_stay, 'max_stay', t.max_stay,
-                   'closed_to_arrival', t.closed_to_arrival,
-                   'closed_to_departure', t.closed_to_departure,
-                   'set_by', concat('{', concat_ws(',',
-                       CASE WHEN t.rate IS NOT NULL THEN '"rate":"' || (n.of_seq ->> (t.rate_seq / 8192)::text) || '"' END,
-                       CASE WHEN t.single_rate IS NOT NULL THEN '"single_rate":"' || (n.of_seq ->> (t.single_rate_seq / 8192)::text) || '"' END,
-                       CASE WHEN t.extra_adult_rate IS NOT NULL THEN '"extra_adult_rate":"' || (n.of_seq ->> (t.extra_adult_rate_seq / 8192)::text) || '"' END,
-                       CASE WHEN t.extra_child_rate IS NOT NULL THEN '"extra_child_rate":"' || (n.of_seq ->> (t.extra_child_rate_seq / 8192)::text) || '"' END,
-                       CASE WHEN t.closed IS NOT NULL THEN '"closed":"' || (n.of_seq ->> (t.closed_seq / 8192)::text) || '"' END,
-                       CASE WHEN t.min_stay IS NOT NULL THEN '"min_stay":"' || (n.of_seq ->> (t.min_stay_seq / 8192)::text) || '"' END,
-                       CASE WHEN t.max_stay IS NOT NULL THEN '"max_stay":"' || (n.of_seq ->> (t.max_stay_seq / 8192)::text) || '"' END,
-                       CASE WHEN t.closed_to_arrival IS NOT NULL THEN '"closed_to_arrival":"' || (n.of_seq ->> (t.closed_to_arrival_seq / 8192)::text) || '"' END,
-                       CASE WHEN t.closed_to_departure IS NOT NULL THEN '"closed_to_departure":"' || (n.of_seq ->> (t.closed_to_departure_seq / 8192)::text) || '"' END), '}')::json)
-                 ORDER BY d.date)) AS plan
+                             'days', json_agg(x ORDER BY x.date)) AS plan
       FROM plans p CROSS JOIN dates d CROSS JOIN names n
       LEFT JOIN plan_days t
         ON t.room_type_id = p.room_type_id AND t.rate_plan_id = p.rate_plan_id
        AND t.date = d.date
+     CROSS JOIN LATERAL (
+        SELECT d.date, t.rate, t.single_rate, t.extra_adult_rate, t.extra_child_rate, t.closed,
+               t.min_stay, t.max_stay, t.closed_to_arrival, t.closed_to_departure,
+               concat('{', concat_ws(',',
+                       CASE WHEN t.rate IS NOT NULL
+                            THEN '"rate":"' || (n.of_seq ->> (t.rate_seq / 8192)::text) || '"' END,
+                       CASE WHEN t.single_rate IS NOT NULL
+                            THEN '"single_rate":"' || (n.of_seq ->> (t.single_rate_seq / 8192)::text) || '"' END,
+                       CASE WHEN t.extra_adult_rate IS NOT NULL
+                            THEN '"extra_adult_rate":"' || (n.of_seq ->> (t.extra_adult_rate_seq / 8192)::text) || '"' END,
+                       CASE WHEN t.extra_child_rate IS NOT NULL
+                            THEN '"extra_child_rate":"' || (n.of_seq ->> (t.extra_child_rate_seq / 8192)::text) || '"' END,
+                       CASE WHEN t.closed IS NOT NULL
+                            THEN '"closed":"' || (n.of_seq ->> (t.closed_seq / 8192)::text) || '"' END,
+                       CASE WHEN t.min_stay IS NOT NULL
+                            THEN '"min_stay":"' || (n.of_seq ->> (t.min_stay_seq / 8192)::text) || '"' END,
+                       CASE WHEN t.max_stay IS NOT NULL
+                            THEN '"max_stay":"' || (n.of_seq ->> (t.max_stay_seq / 8192)::text) || '"' END,
+                       CASE WHEN t.closed_to_arrival IS NOT NULL
+                            THEN '"closed_to_arrival":"' || (n.of_seq ->> (t.closed_to_arrival_seq / 8192)::text) || '"' END,
+                       CASE WHEN t.closed_to_departure IS NOT NULL
+                            THEN '"closed_to_departure":"' || (n.of_seq ->> (t.closed_to_departure_seq / 8192)::text) || '"' END), '}')::json AS set_by) AS x
      GROUP BY p.room_type_id, p.rate_plan_id, p.rate_plan_code, p.currency
 )
 SELECT json_build_object(
