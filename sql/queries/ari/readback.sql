@@ -65,28 +65,30 @@ sold AS MATERIALIZED (
     SELECT room_type_id, date, sum(rooms)::integer AS rooms_sold
       FROM held GROUP BY room_type_id, date
 ),
+-- The batches the rows name lie between the lowest and the highest acceptance order found, and
+-- are the hotel's own: read by (property_id, seq) rather than collected value by value.
+bounds AS (
+    SELECT least(rd.lo, pd.lo) / 8192 AS lo, greatest(rd.hi, pd.hi) / 8192 AS hi
+      FROM (SELECT min(least(available_seq, closed_seq, min_stay_seq, max_stay_seq,
+                             closed_to_arrival_seq, closed_to_departure_seq)) AS lo,
+                   max(greatest(available_seq, closed_seq, min_stay_seq, max_stay_seq,
+                                closed_to_arrival_seq, closed_to_departure_seq)) AS hi
+              FROM room_days) AS rd,
+           (SELECT min(least(rate_seq, single_rate_seq, extra_adult_rate_seq,
+                             extra_child_rate_seq, closed_seq, min_stay_seq, max_stay_seq,
+                             closed_to_arrival_seq, closed_to_departure_seq)) AS lo,
+                   max(greatest(rate_seq, single_rate_seq, extra_adult_rate_seq,
+                                extra_child_rate_seq, closed_seq, min_stay_seq, max_stay_seq,
+                                closed_to_arrival_seq, closed_to_departure_seq)) AS hi
+              FROM plan_days) AS pd
+),
 -- Batch seq -> what set_by shows: its id to its own partner, else "other_partner".
 names AS (
     SELECT coalesce(jsonb_object_agg(b.seq::text,
                CASE WHEN b.partner_id = :partner_id AND b.environment = :environment
                     THEN b.id ELSE 'other_partner' END), '{}'::jsonb) AS of_seq
-      FROM ari_batches b
-     WHERE b.seq IN (
-            SELECT available_seq / 8192 FROM room_days
-            UNION SELECT closed_seq / 8192 FROM room_days
-            UNION SELECT min_stay_seq / 8192 FROM room_days
-            UNION SELECT max_stay_seq / 8192 FROM room_days
-            UNION SELECT closed_to_arrival_seq / 8192 FROM room_days
-            UNION SELECT closed_to_departure_seq / 8192 FROM room_days
-            UNION SELECT rate_seq / 8192 FROM plan_days
-            UNION SELECT single_rate_seq / 8192 FROM plan_days
-            UNION SELECT extra_adult_rate_seq / 8192 FROM plan_days
-            UNION SELECT extra_child_rate_seq / 8192 FROM plan_days
-            UNION SELECT closed_seq / 8192 FROM plan_days
-            UNION SELECT min_stay_seq / 8192 FROM plan_days
-            UNION SELECT max_stay_seq / 8192 FROM plan_days
-            UNION SELECT closed_to_arrival_seq / 8192 FROM plan_days
-            UNION SELECT closed_to_departure_seq / 8192 FROM plan_days)
+      FROM bounds, ari_batches b
+     WHERE b.property_id = :property_id AND b.seq BETWEEN bounds.lo AND bounds.hi
 ),
 -- Each room type's and rate plan's days in one pass over (dates x rows), each day a record
 -- turned into JSON by json_agg (half the cost of json_build_object per object). A set_by
