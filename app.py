@@ -12,6 +12,7 @@ from connectivity.ari.queue import BatchQueue
 from connectivity.ari.routes import blp as ari_blp
 from connectivity.auth.access import guard_request, policy_of
 from connectivity.auth.keycache import KEY_STATE_CHANGED
+from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.routes import blp as availability_blp
 from connectivity.bookings.routes import blp as bookings_blp
 from connectivity.db import Database
@@ -93,6 +94,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         "connectivity.redis": redis_client,
         "connectivity.guards": guards,
         "connectivity.ari_queue": BatchQueue(redis_client, settings.redis_prefix),
+        "connectivity.feed_cursors": CursorSigner(settings.secret_key),
     })
 
     api = init_api(app)

@@ -175,6 +175,10 @@ TARGETS = (
            lambda r: r["ari-apply"]["apply_p50_ms"] / r["ari-floor"]["p50_ms"],
            lambda v: v <= 3.0, "x"),
     at_most("book", "p50_ms", 20, "ms"),
+    at_most("ari-readback", "p50_ms", 60, "ms"),
+    at_most("ari-dry-run", "p50_ms", 300, "ms"),
+    at_most("changes-page", "p50_ms", 15, "ms"),
+    at_most("changes-latency", "p99_ms", 1000, "ms"),
 )
 
 

@@ -36,3 +36,11 @@ def ready_response(payload: dict) -> Response:
     (`app.json.sort_keys` is off)."""
     body = json.dumps(success_body(payload), default=_json_value, separators=(",", ":"))
     return Response(body + "\n", mimetype="application/json")
+
+
+def ready_json_response(data_json: str) -> Response:
+    """The success envelope around `data` that is JSON text already (written by PostgreSQL:
+    the read-back of GET /ari)."""
+    body = ('{"success":true,"data":' + data_json + ',"request_id":'
+            + json.dumps(success_body({})["request_id"]) + "}")
+    return Response(body + "\n", mimetype="application/json")

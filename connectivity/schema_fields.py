@@ -191,3 +191,29 @@ def EmailAddress(**kwargs) -> fields.String:
         {"format": "email", "maxLength": 255,
          "description": "valid by a standard e-mail validator, which also bounds the parts "
                         "(at most 64 characters before the @, 254 in all)"}, kwargs))
+
+
+class PartnerCodeList(fields.Field):
+    """Partner codes in a query string, comma-separated (`A,B,C`), each by the partner-code
+    rule, at most `max_count` of them; loaded as a list without repeats, in the order sent."""
+
+    def __init__(self, max_count: int, **kwargs):
+        self.max_count = max_count
+        # The description's pattern: the partner-code rule without commas, 1 to max_count times.
+        code = validators.PARTNER_CODE_CHARACTER.replace("[^", "[^,") + "{1,120}"
+        kwargs["metadata"] = {"type": "string", "example": "ACME-DBL,ACME-SGL",
+                              "pattern": f"^{code}(,{code}){{0,{max_count - 1}}}$",
+                              **kwargs.get("metadata", {})}
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> list[str]:
+        if not isinstance(value, str) or not value:
+            raise ValidationError("must be one or more codes separated by commas")
+        codes = list(dict.fromkeys(value.split(",")))
+        if len(codes) > self.max_count:
+            raise ValidationError(f"must name at most {self.max_count} codes")
+        bad = [code for code in codes if not validators.PARTNER_CODE_RE.match(code)]
+        if bad:
+            raise ValidationError("each code must be 1-120 characters, without '/' or control "
+                                  "characters (an empty code between commas is one)")
+        return codes

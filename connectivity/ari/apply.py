@@ -126,9 +126,18 @@ def lock_waiting_hotels(conn, property_id: int) -> list[int]:
     return held
 
 
+def stage_batch(conn, batch_id: str) -> list[dict]:
+    """One stored batch judged and staged alone (the dry run): its rejected rows, as its
+    outcome would report them. The same rules as the worker's, by the same statements."""
+    queries().ari.create_pushed_values(conn)
+    return stage_batches(conn, [batch_id])[batch_id]
+
+
 def stage_batches(conn, batch_ids: list[str]) -> dict[str, list[dict]]:
-    """Stage the values of the batches' applicable items; each batch's rejected items, as its
-    outcome reports them."""
+    """Judge every item of the stored batches by the rejection rules (stage_batch_items) and
+    stage the values of those that can apply in `pushed_values`; each batch's rejected items,
+    as its outcome reports them. The worker and the dry run both come here: one set of
+    rules."""
     rejected = defaultdict(list)
     for row in queries().ari.stage_batch_items(conn, batch_ids=batch_ids):
         rejected[row["batch_id"]].append({"index": row["index"], "code": row["code"],
@@ -137,6 +146,7 @@ def stage_batches(conn, batch_ids: list[str]) -> dict[str, list[dict]]:
 
 
 def write_staged_values(conn) -> None:
+    """Upsert the staged values into the day tables, each field with its acceptance order."""
     q = queries().ari
     q.upsert_room_type_days(conn)
     q.upsert_rate_plan_days(conn)

@@ -47,13 +47,13 @@ def accept_batch(db: Database, queue: BatchQueue, caller: Caller, kind: str, req
         raise ValidationFailed({HEADER: [
             "partially_applied needs at least 2 items: item 0 is rejected, the others apply"]})
     batch_id = str(uuid.uuid4())
-    accepted = db.run(_store, caller, batch_id, kind, request, sandbox_scenario)
+    accepted = db.run(store_batch, caller, batch_id, kind, request, sandbox_scenario)
     queue.enqueue(batch_id, not_before=accepted.pop("apply_after"))
     return accepted
 
 
-def _store(conn, caller: Caller, batch_id: str, kind: str, request: dict,
-           sandbox_scenario: str | None) -> dict:
+def store_batch(conn, caller: Caller, batch_id: str, kind: str, request: dict,
+                sandbox_scenario: str | None = None) -> dict:
     q = queries().ari
     hotel = q.find_mapped_hotel(conn, partner_id=caller.partner_id,
                                 environment=caller.environment, hotel_code=request["hotel_code"])

@@ -6,9 +6,15 @@ from ..auth.access import current_caller, requires
 from ..docs import GUARDED, WITH_BODY, error_responses
 from ..envelope import enveloped
 from ..sandbox.scenarios import current_scenario
+from ..ready_body import ready_json_response
 from .batches import accept_batch, batch_outcome
-from .schemas import (MAX_ARI_ITEMS, MAX_RESTRICTION_ITEMS, AriRequestSchema,
-                      BatchAcceptedSchema, BatchOutcomeSchema, RestrictionsRequestSchema)
+from .dry_run import dry_run_batch
+from .readback import read_back
+from .schemas import (MAX_ARI_ITEMS, MAX_READBACK_CODES, MAX_READBACK_DAYS,
+                      MAX_RESTRICTION_ITEMS, AriRequestSchema, BatchAcceptedSchema,
+                      BatchOutcomeSchema, DryRunQuerySchema, DryRunResultSchema,
+                      ReadBackQuerySchema, ReadBackSchema,
+                      RestrictionsRequestSchema)
 
 # Stored with the batch and honoured by the push views themselves (batches.py).
 BATCH_SCENARIOS = {"partially_applied": None, "delayed_apply": None}
@@ -37,10 +43,27 @@ rejected rows with a code, while the rest applies: `unknown_room_type`, `unknown
 `date_too_far` (more than 2 years ahead), `sandbox_scenario` (item 0 of a sandbox batch pushed
 with `X-Sandbox-Scenario: partially_applied`, which needs at least 2 items).
 
+With `dry_run=true` the request gets the same authentication, scope, rate limit, field rules
+(422) and 404, then answers 200 synchronously with what the push would do if applied now:
+the exact `rejected` rows the batch outcome would report, and every stored field it would
+change (`from`, `to`), compared with the values applied at the time of the call (batches still
+queued are not taken into account). Nothing is stored: no batch, no job, no value. `dry_run`
+takes `true` or `false`; anything else is 422.
+
 Semantics: a per-date, per-field upsert. Fields sent overwrite, fields absent stay as they were;
 sending the same batch again changes nothing. Batches take effect in the order they were
 accepted, field by field, even if applied out of order: a value is never overwritten by an older
 batch's. Within one batch, a later item for the same date wins."""
+
+
+_DRY_RUN_ANSWER = ("dry_run=true: what the push would do if applied now; nothing stored "
+                   "(contract 11.2)")
+_DRY_RUN_EXAMPLE = {"success": True, "request_id": "5f0c1d2e3a4b4c5d", "data": {
+    "dry_run": True, "item_count": 2, "applied_count": 1, "rejected_count": 1,
+    "rejected": [{"index": 1, "code": "unknown_rate_plan",
+                  "message": "rate plan 'ACME-XYZ' is not mapped for this hotel"}],
+    "changes": [{"index": 0, "room_type_code": "ACME-DBL", "rate_plan_code": "ACME-BAR",
+                 "date": "2027-01-01", "field": "rate", "from": 110, "to": 120}]}}
 
 
 _PUT_ARI = f"""Upsert rates and inventory per date (scope ari.write)
@@ -53,12 +76,15 @@ rate plan's currency) need a `rate_plan_code`; restrictions are the rate plan's 
 
 @blp.route("/ari", methods=["PUT"])
 @blp.arguments(AriRequestSchema)
+@blp.arguments(DryRunQuerySchema, location="query")
 @blp.response(202, enveloped(BatchAcceptedSchema))
+@blp.alt_response(200, schema=enveloped(DryRunResultSchema), success=True,
+                  description=_DRY_RUN_ANSWER, example=_DRY_RUN_EXAMPLE)
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires("ari.write", scenarios=BATCH_SCENARIOS)
 @described(_PUT_ARI)
-def put_ari(request):
-    return _accept("ari", request)
+def put_ari(request, query):
+    return _accept("ari", request, query["dry_run"])
 
 
 _PUT_RESTRICTIONS = f"""Upsert restrictions over date ranges (scope restriction.write)
@@ -70,12 +96,15 @@ to `days_of_week` (0 = Monday ... 6 = Sunday) when sent. A range that starts bef
 
 @blp.route("/ari/restrictions", methods=["PUT"])
 @blp.arguments(RestrictionsRequestSchema)
+@blp.arguments(DryRunQuerySchema, location="query")
 @blp.response(202, enveloped(BatchAcceptedSchema))
+@blp.alt_response(200, schema=enveloped(DryRunResultSchema), success=True,
+                  description=_DRY_RUN_ANSWER, example=_DRY_RUN_EXAMPLE)
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires("restriction.write", scenarios=BATCH_SCENARIOS)
 @described(_PUT_RESTRICTIONS)
-def put_restrictions(request):
-    return _accept("restrictions", request)
+def put_restrictions(request, query):
+    return _accept("restrictions", request, query["dry_run"])
 
 
 @blp.route("/ari/batches/<batch_id:batchId>", methods=["GET"])
@@ -94,7 +123,42 @@ def get_batch(batchId):  # noqa: N803 - the specification's parameter name
     return batch_outcome(current_app.extensions["connectivity.db"], current_caller(), batchId)
 
 
-def _accept(kind: str, request: dict) -> dict:
+_GET_ARI = f"""Read back the stored ARI of one hotel (scope ari.write or restriction.write)
+
+Every date of `from_date`..`to_date` (inclusive, at most {MAX_READBACK_DAYS} days apart) for
+every room type the caller maps for the hotel, and under each every mapped rate plan that sells
+it (narrowed by `room_type_codes` / `rate_plan_codes`, comma-separated, at most
+{MAX_READBACK_CODES} each). Values are the stored ones at each level, not the effective
+combination, `null` where nothing was ever set. `availability` is what remains to sell;
+`rooms_sold` counts the rooms of the night held by confirmed pull bookings and live pushed
+reservations of every partner (cancelled ones released; a pushed reservation counts all its
+rooms, also a shortfall inventory could not cover).
+
+`set_by` names, for each field that has a value, the batch whose value is in force (the newest
+accepted batch that set it, recorded by the apply as it writes the value): its `batch_id`,
+readable through GET /ari/batches/{{batchId}}, or `other_partner` for another partner's batch.
+Bookings and reservations change `availability` without a batch, so `set_by.availability`
+stays the last batch that set it. A paused distribution is still readable. 404 `not_found` when
+the hotel is not mapped for the caller; 422 `validation_failed` for any other rule.
+
+Example: `GET /ari?hotel_code=ACME-LIS&from_date=2027-01-01&to_date=2027-01-31&room_type_codes=ACME-DBL`"""
+
+
+@blp.route("/ari", methods=["GET"])
+@blp.arguments(ReadBackQuerySchema, location="query")
+@blp.response(200, enveloped(ReadBackSchema))
+@error_responses(blp, *GUARDED, 404, 422)
+@requires("ari.write", "restriction.write", any_of=True)
+@described(_GET_ARI)
+def read_ari(query):
+    return ready_json_response(read_back(current_app.extensions["connectivity.db"],
+                                         current_caller(), query))
+
+
+def _accept(kind: str, request: dict, dry_run: bool):
+    if dry_run:
+        return ready_json_response(dry_run_batch(current_app.extensions["connectivity.db"],
+                                                 current_caller(), kind, request))
     return accept_batch(current_app.extensions["connectivity.db"],
                         current_app.extensions["connectivity.ari_queue"], current_caller(),
                         kind, request, current_scenario())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from ..schema_fields import Amount, CurrencyCode, Day, Flag, PartnerCode
+from ..schema_fields import Amount, CurrencyCode, Day, Flag, Money, PartnerCode, PartnerCodeList
 from ..validators import PARTNER_CODE_RE
 from .quick_items import quick_ari_items
 
@@ -132,3 +132,141 @@ class BatchOutcomeSchema(Schema):
     received_at = fields.AwareDateTime(required=True)
     applied_at = fields.AwareDateTime(required=True, allow_none=True, metadata={
         "description": "when the outcome was recorded; null while queued or processing"})
+
+
+# GET /ari (contract 11.1) ------------------------------------------------------------------
+
+MAX_READBACK_DAYS = 366
+MAX_READBACK_CODES = 100
+
+
+class ReadBackQuerySchema(Schema):
+    hotel_code = PartnerCode(required=True)
+    from_date = Day(required=True)
+    to_date = Day(required=True, metadata={
+        "description": f"inclusive; on or after from_date and at most {MAX_READBACK_DAYS} days "
+                       "after it"})
+    room_type_codes = PartnerCodeList(MAX_READBACK_CODES, metadata={
+        "description": f"comma-separated, at most {MAX_READBACK_CODES}: only these room types"})
+    rate_plan_codes = PartnerCodeList(MAX_READBACK_CODES, metadata={
+        "description": f"comma-separated, at most {MAX_READBACK_CODES}: only these rate plans",
+        "example": "ACME-BAR,ACME-NRF"})
+
+    @validates_schema(skip_on_field_errors=False)
+    def _range(self, data, **_):
+        start, end = data.get("from_date"), data.get("to_date")
+        if start is None or end is None:
+            return
+        if end < start:
+            raise ValidationError("must be on or after from_date", "to_date")
+        if (end - start).days > MAX_READBACK_DAYS:
+            raise ValidationError(f"must be at most {MAX_READBACK_DAYS} days after from_date",
+                                  "to_date")
+
+
+def _set_by(fields_: tuple[str, ...]) -> fields.Dict:
+    return fields.Dict(
+        keys=fields.String(metadata={"enum": list(fields_)}), values=fields.String(),
+        required=True, metadata={
+            "description": "per field that has a value: the batch_id of the batch whose value "
+                           "is in force, or `other_partner` when another partner pushed it",
+            "example": {fields_[0]: "6f1c2b1e-4d1a-4c55-9a55-1f3f1d9e2a10"}})
+
+
+_RESTRICTIONS = ("closed", "min_stay", "max_stay", "closed_to_arrival", "closed_to_departure")
+
+
+class StoredRestrictionsSchema(Schema):
+    """The stored values, null where nothing was ever set."""
+    date = fields.Date(required=True)
+    closed = fields.Boolean(required=True, allow_none=True)
+    min_stay = fields.Integer(required=True, allow_none=True)
+    max_stay = fields.Integer(required=True, allow_none=True)
+    closed_to_arrival = fields.Boolean(required=True, allow_none=True)
+    closed_to_departure = fields.Boolean(required=True, allow_none=True)
+
+
+class RoomTypeDaySchema(StoredRestrictionsSchema):
+    availability = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "rooms left to sell"})
+    rooms_sold = fields.Integer(required=True, metadata={
+        "description": "rooms of the night held by confirmed pull bookings and live pushed "
+                       "reservations of every partner"})
+    set_by = _set_by(("availability", *_RESTRICTIONS))
+
+
+class RatePlanDaySchema(StoredRestrictionsSchema):
+    rate = Money(required=True, allow_none=True)
+    single_rate = Money(required=True, allow_none=True)
+    extra_adult_rate = Money(required=True, allow_none=True)
+    extra_child_rate = Money(required=True, allow_none=True)
+    set_by = _set_by(("rate", "single_rate", "extra_adult_rate", "extra_child_rate",
+                      *_RESTRICTIONS))
+
+
+class ReadBackRatePlanSchema(Schema):
+    rate_plan_code = fields.String(required=True)
+    currency = fields.String(required=True)
+    days = fields.List(fields.Nested(RatePlanDaySchema), required=True)
+
+
+class ReadBackRoomTypeSchema(Schema):
+    room_type_code = fields.String(required=True)
+    days = fields.List(fields.Nested(RoomTypeDaySchema), required=True)
+    rate_plans = fields.List(fields.Nested(ReadBackRatePlanSchema), required=True)
+
+
+class ReadBackSchema(Schema):
+    hotel_code = fields.String(required=True)
+    from_date = fields.Date(required=True)
+    to_date = fields.Date(required=True)
+    room_types = fields.List(fields.Nested(ReadBackRoomTypeSchema), required=True)
+
+
+# PUT /ari?dry_run=true, PUT /ari/restrictions?dry_run=true (contract 11.2) -----------------
+
+class DryRunFlag(fields.Field):
+    """`true` or `false` in a query string, nothing else (`1`, `yes`, `maybe` are refused)."""
+
+    def __init__(self, **kwargs):
+        kwargs["metadata"] = {"type": "boolean", **kwargs.get("metadata", {})}
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> bool:
+        if value not in ("true", "false"):
+            raise ValidationError("must be true or false")
+        return value == "true"
+
+
+class DryRunQuerySchema(Schema):
+    dry_run = DryRunFlag(load_default=False, metadata={
+        "description": "true: answer 200 with what the push would do if applied now, and store "
+                       "nothing (no batch, no job, no value)"})
+
+
+class FieldChangeSchema(Schema):
+    index = fields.Integer(required=True, metadata={
+        "description": "0-based position in items of the item whose value would be in force"})
+    room_type_code = fields.String(required=True)
+    rate_plan_code = fields.String(required=True, allow_none=True, metadata={
+        "description": "null when the field is the room type's (availability, or restrictions "
+                       "sent without rate_plan_code)"})
+    date = fields.Date(required=True)
+    field = fields.String(required=True, metadata={"enum": [
+        "availability", "rate", "single_rate", "extra_adult_rate", "extra_child_rate",
+        "closed", "min_stay", "max_stay", "closed_to_arrival", "closed_to_departure"]})
+    from_ = fields.Raw(required=True, allow_none=True, data_key="from", attribute="from",
+                       metadata={"description": "the stored value now, null when never set"})
+    to = fields.Raw(required=True, metadata={"description": "the value the push would store"})
+
+
+class DryRunResultSchema(Schema):
+    dry_run = fields.Boolean(required=True, metadata={"enum": [True]})
+    item_count = fields.Integer(required=True)
+    applied_count = fields.Integer(required=True)
+    rejected_count = fields.Integer(required=True)
+    rejected = fields.List(fields.Nested(RejectedRowSchema), required=True, metadata={
+        "description": "exactly the rows the real push would report rejected if applied now"})
+    changes = fields.List(fields.Nested(FieldChangeSchema), required=True, metadata={
+        "description": "every stored field the push would change; a restrictions item gives "
+                       "one change per date and field"})

@@ -4,10 +4,13 @@ from .. import API_PREFIX
 from ..api import ApiBlueprint
 from ..auth.access import current_caller, requires
 from ..docs import GUARDED, WITH_BODY, error_responses
-from ..envelope import enveloped
-from ..ready_body import ready_response
+from ..envelope import ErrorEnvelopeSchema, enveloped
+from ..ready_body import ready_json_response, ready_response
+from .changes import read_changes
+from .feed_cursor import CursorSigner
 from .rates import rates as read_rates
-from .schemas import RatesRequestSchema, RatesResultSchema, SearchRequestSchema, SearchResultSchema
+from .schemas import (ChangesQuerySchema, ChangesSchema, RatesRequestSchema, RatesResultSchema,
+                      SearchRequestSchema, SearchResultSchema)
 from .search import search as search_hotels
 from .stay import utc_now
 # Below the area's own imports: the sandbox's forced answers (contract 11.4) reuse them.
@@ -18,12 +21,12 @@ blp = ApiBlueprint("availability", __name__, url_prefix=API_PREFIX,
 
 
 def _search_sold_out(request):
-    return ready_response(sandbox.search_sold_out(current_app.extensions["connectivity.db"],
+    return ready_response(sandbox.search_sold_out(current_app.extensions["connectivity.reads"],
                                                   current_caller(), request, utc_now()))
 
 
 def _rates_sold_out(request):
-    return ready_response(sandbox.rates_sold_out(current_app.extensions["connectivity.db"],
+    return ready_response(sandbox.rates_sold_out(current_app.extensions["connectivity.reads"],
                                                  current_caller(), request, utc_now()))
 
 
@@ -67,3 +70,45 @@ def rates(request):
     the caller."""
     return ready_response(read_rates(current_app.extensions["connectivity.reads"], current_caller(),
                                      request, utc_now()))
+
+
+_CHANGES_EXAMPLE = {"success": True, "request_id": "5f0c1d2e3a4b4c5d", "data": {
+    "changes": [{"hotel_code": "ACME-LIS", "room_type_code": "ACME-DBL",
+                 "rate_plan_code": "ACME-BAR", "from_date": "2027-01-01",
+                 "to_date": "2027-01-31", "kinds": ["rate"],
+                 "changed_at": "2026-11-24T15:04:05.123456+00:00"}],
+    "next_cursor": "WzEsInNhbmRib3giLDc0MSwwXQ.2Q7bX3YpYt5cO0dJ1l0zJv9m0oA", "has_more": False}}
+
+
+@blp.route("/availability/changes", methods=["GET"])
+@blp.arguments(ChangesQuerySchema, location="query")
+@blp.response(200, enveloped(ChangesSchema), example=_CHANGES_EXAMPLE)
+@blp.alt_response(410, schema=ErrorEnvelopeSchema, description=(
+    "`cursor_expired`: the cursor is older than the changes kept (at least 7 days) or is not "
+    "one this key was given; start again without a cursor"))
+@error_responses(blp, *GUARDED, 422)
+@requires("ari.read")
+def changes(query):
+    """What changed since a cursor, for a reseller's cache (scope ari.read)
+
+    Without `cursor`: no change and `next_cursor`, the current position; read what you need
+    (search, rates), then poll from it. With `cursor` (and `limit`, 1-1000, default 500): the
+    changes after it, oldest first, and the cursor to poll from next; `has_more` says another
+    page is ready now. Each change names the hotel, room type and rate plan (null at the room
+    type level) in the caller's codes, an inclusive date range, and its `kinds`:
+    `availability`, `rate`, `restrictions`, `distribution` (the mapping was paused or resumed;
+    codes and dates null) or `content` (a catalogue reload changed the hotel's room types, plans
+    or policies; same nulls). Causes: ARI applied by any partner, bookings and cancellations,
+    pushed reservations with their cancels and modifies, distribution pause and resume,
+    catalogue loads; only hotels mapped to the caller in its environment, and a paused hotel
+    shows its `distribution` change and nothing else until resumed.
+
+    No gap: a change committed after a page was served is in a later page, whatever the order
+    in which concurrent transactions commit; a change appears only once committed, usually
+    within a second. At least once: a range may cover dates that did not change, and a change
+    may appear twice. Changes are kept at least 7 days; an older cursor, or one not given to
+    this key, is 410 `cursor_expired`: start again without a cursor."""
+    app = current_app
+    return ready_json_response(read_changes(app.extensions["connectivity.reads"],
+                                            app.extensions["connectivity.feed_cursors"],
+                                            current_caller(), query))

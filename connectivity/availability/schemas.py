@@ -11,6 +11,8 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from ..mapping.schemas import BOARD_TYPES, CancellationPolicySchema
 from ..pricing.sellability import REASONS
 from ..schema_fields import CountryCode, CurrencyCode, Day, Money, PartnerCode
+from .changes import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from .feed_cursor import MAX_CURSOR_LENGTH
 
 # The specification bounds neither; a serious API does. A stay longer than a year is not a
 # hotel stay, and min_stay/max_stay themselves stop at 365.
@@ -148,3 +150,40 @@ class RatesResultSchema(Schema):
     check_out = fields.Date(required=True)
     currency = fields.String(required=True)
     room_types = fields.List(fields.Nested(RoomTypeRatesSchema), required=True)
+
+
+# GET /availability/changes (contract 11.3) --------------------------------------------------
+
+CHANGE_KINDS = ("availability", "rate", "restrictions", "distribution", "content")
+
+
+class ChangesQuerySchema(Schema):
+    cursor = fields.String(validate=validate.Length(min=1, max=MAX_CURSOR_LENGTH), metadata={
+        "description": "opaque, as `next_cursor` gave it to this key; absent: answer the "
+                       "current position and no change"})
+    limit = fields.Integer(load_default=DEFAULT_PAGE_SIZE,
+                           validate=validate.Range(1, MAX_PAGE_SIZE), metadata={
+                               "description": "most changes in the page"})
+
+
+class ChangeSchema(Schema):
+    hotel_code = fields.String(required=True)
+    room_type_code = fields.String(required=True, allow_none=True, metadata={
+        "description": "null for `distribution` and `content`"})
+    rate_plan_code = fields.String(required=True, allow_none=True, metadata={
+        "description": "null when the change is at the room-type level, and for "
+                       "`distribution` and `content`"})
+    from_date = fields.Date(required=True, allow_none=True)
+    to_date = fields.Date(required=True, allow_none=True, metadata={
+        "description": "inclusive; the range may cover dates that did not change"})
+    kinds = fields.List(fields.String(metadata={"enum": list(CHANGE_KINDS)}), required=True)
+    changed_at = fields.AwareDateTime(required=True)
+
+
+class ChangesSchema(Schema):
+    changes = fields.List(fields.Nested(ChangeSchema), required=True, metadata={
+        "description": "oldest first; at least once (a change may appear again), never less"})
+    next_cursor = fields.String(required=True, metadata={
+        "description": "where the next poll starts"})
+    has_more = fields.Boolean(required=True, metadata={
+        "description": "true: more changes are ready now, poll again at once"})

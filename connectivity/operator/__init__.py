@@ -12,6 +12,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup
 
 from ..ari.retention import DEFAULT_RETENTION_DAYS, prune_batch_items
+from ..availability.changes_retention import MIN_RETENTION_DAYS, prune_changes
 from ..auth.credentials import SigningVault
 from ..auth.keycache import KeyStateNotAnnounced
 from ..auth.scopes import PRESETS, SCOPES
@@ -37,6 +38,7 @@ catalog_cli = AppGroup("catalog", help="Properties, partners, mappings and FX ra
 keys_cli = AppGroup("keys", help="Partner API keys.")
 distribution_cli = AppGroup("distribution", help="Pause or resume a partner's distribution.")
 ari_cli = AppGroup("ari", help="Accepted ARI batches.")
+changes_cli = AppGroup("changes", help="The change feed (GET /availability/changes).")
 reconciliation_cli = AppGroup("reconciliation",
                               help="Pushed reservations that disagree with the service.")
 
@@ -233,6 +235,17 @@ def ari_prune_items(retention_days):
                "day(s) ago")
 
 
+@changes_cli.command("prune")
+@click.option("--days", "retention_days", type=click.IntRange(min=MIN_RETENTION_DAYS),
+              default=MIN_RETENTION_DAYS, show_default=True,
+              help=f"keep the changes of the last DAYS days (at least {MIN_RETENTION_DAYS})")
+def changes_prune(retention_days):
+    """Delete changes older than --days; cursors from before answer 410 cursor_expired."""
+    pruned = prune_changes(_db(), retention_days)
+    click.echo(f"pruned {pruned} change(s) older than {retention_days} day(s)")
+
+
 def register_cli(app: Flask) -> None:
-    for group in (db_cli, catalog_cli, keys_cli, distribution_cli, ari_cli, reconciliation_cli):
+    for group in (db_cli, catalog_cli, keys_cli, distribution_cli, ari_cli, changes_cli,
+                  reconciliation_cli):
         app.cli.add_command(group)

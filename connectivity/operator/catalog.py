@@ -45,6 +45,7 @@ def parse_catalog(text: str) -> dict[str, Any]:
 def load_catalog(conn: psycopg.Connection, catalog: dict[str, Any]) -> dict[str, int]:
     """Write a parsed catalogue; the caller's transaction makes it all or nothing."""
     q = queries().catalog
+    content_before = _content_digests(conn, catalog)
     for i, prop in enumerate(catalog["properties"]):
         _load_property(conn, q, f"properties.{i}", prop)
     mappings = 0
@@ -56,6 +57,7 @@ def load_catalog(conn: psycopg.Connection, catalog: dict[str, Any]) -> dict[str,
     for rate in catalog["fx_rates"]:
         q.upsert_fx_rate(conn, base=rate["base"], quote=rate["quote"], rate=rate["rate"])
     _refuse_plans_without_fx(conn, q, catalog)
+    _record_content_changes(conn, catalog, content_before)
     return {"properties": len(catalog["properties"]), "partners": len(catalog["partners"]),
             "mappings": mappings, "fx_rates": len(catalog["fx_rates"])}
 
@@ -122,6 +124,31 @@ def _load_mapping(conn, q, path: str, partner_id: int, mapping: dict) -> None:
         insert(conn, mapping_id=mapping_id, property_id=property_id,
                codes=list(mapping[kind].values()),
                **{id_arg: [ids[c] for c in mapping[kind]]})
+
+
+def _touched_properties(catalog: dict[str, Any]) -> set[str]:
+    return ({prop["code"] for prop in catalog["properties"]}
+            | {m["property"] for partner in catalog["partners"] for m in partner["mappings"]})
+
+
+def _content_digests(conn, catalog: dict[str, Any]) -> dict[int, str]:
+    """What resellers cache of each property the file touches (change feed, `content`)."""
+    q, changes = queries().catalog, queries().changes
+    digests = {}
+    for code in _touched_properties(catalog):
+        prop = q.find_property(conn, code=code)
+        if prop is not None:
+            digests[prop["id"]] = changes.content_digest(conn, property_id=prop["id"])
+    return digests
+
+
+def _record_content_changes(conn, catalog: dict[str, Any], before: dict[int, str]) -> None:
+    """A `content` change in the feed for each property whose content the load changed (a
+    reload of the same file records none)."""
+    changes = queries().changes
+    for property_id, digest in _content_digests(conn, catalog).items():
+        if before.get(property_id) != digest:
+            changes.record_content_change(conn, property_id=property_id)
 
 
 def _refuse_plans_without_fx(conn, q, catalog: dict) -> None:

@@ -251,7 +251,7 @@ def test_wrong_method_is_method_not_allowed_whatever_the_credentials(client, cat
 
 
 @pytest.mark.parametrize("method,path", [
-    ("POST", "/ping"), ("PUT", "/whoami"), ("GET", "/ari"), ("POST", "/ari/restrictions"),
+    ("POST", "/ping"), ("PUT", "/whoami"), ("DELETE", "/ari"), ("POST", "/ari/restrictions"),
     ("GET", "/availability/search"), ("PUT", "/bookings"), ("GET", "/reservations"),
     ("GET", "/reservations/CM-1/cancel"), ("PUT", f"/ari/batches/{BATCH_ID}"),
 ])

@@ -119,6 +119,8 @@ def steer_case(case) -> bool:
         case.body = steer(case.body)
     if case.path_parameters:
         case.path_parameters = steer(case.path_parameters)
+    if case.query:
+        case.query = steer(case.query)
     return True
 
 
@@ -141,7 +143,7 @@ def documented_status(ctx, response, case):
 BEYOND_JSON_SCHEMA = {
     "check_in": ("must be today or later",),                    # "today" is the property's
     "check_out": ("must be after check_in", "a stay is at most"),
-    "to_date": ("must be on or after from_date",),
+    "to_date": ("must be on or after from_date", "must be at most 366 days after from_date"),
     "occupancy": ("must have 1 entry (applied to every room) or exactly",),
     "occupancy.N.child_ages": ("must have exactly `children`",),
     "guests": ("room N must have at least one adult", "at most one guest may be `is_lead`"),
@@ -179,6 +181,9 @@ def positive_data_acceptance_but_beyond_json_schema(ctx, response, case):
     try:
         return spec_checks.positive_data_acceptance(ctx, response, case)
     except Exception:
+        # A feed cursor's signature, like a quote token's, only this service can check.
+        if response.status_code == 410 and response.json()["error"]["code"] == "cursor_expired":
+            return None
         if response.status_code == 422:
             if response.json()["error"]["code"] in BEYOND_JSON_SCHEMA_CODES:
                 return None

@@ -26,9 +26,9 @@ LATENCY_COUNT = "pcs_http_request_duration_seconds_count"
 # Requests over five label sets, interleaved so that no label set's requests come in one run;
 # two of them differ only by status (unmatched GET: 404 for no path, 405 for a PUT-only path).
 SEQUENCE = [("GET", "/healthz"), ("GET", "/no/such/path"), ("HEAD", "/healthz"),
-            ("BREWCOFFEE", "/healthz"), ("GET", f"{API}/ari"), ("GET", "/healthz"),
+            ("BREWCOFFEE", "/healthz"), ("GET", f"{API}/ari/restrictions"), ("GET", "/healthz"),
             ("GET", "/no/such/path"), ("GET", "/healthz"), ("BREWCOFFEE", "/healthz"),
-            ("HEAD", "/healthz"), ("GET", f"{API}/ari"), ("GET", "/no/such/path")]
+            ("HEAD", "/healthz"), ("GET", f"{API}/ari/restrictions"), ("GET", "/no/such/path")]
 EXPECTED = {("/healthz", "GET", "200"): 3, ("unmatched", "GET", "404"): 3,
             ("unmatched", "GET", "405"): 2, ("/healthz", "HEAD", "200"): 2,
             ("unmatched", "other", "405"): 2}
