@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..db import Database
 from ..queries import queries
+from ..retention import prune_in_chunks
 
 DEFAULT_RETENTION_DAYS = 30
 # Batches per transaction: each transaction stays short (row locks held briefly, WAL written in
@@ -23,9 +24,4 @@ def prune_batch_items(db: Database, retention_days: int = DEFAULT_RETENTION_DAYS
                       chunk: int = PRUNE_CHUNK) -> int:
     """Drop the items of every finished batch applied more than `retention_days` ago; the
     number of batches pruned."""
-    total = 0
-    while True:
-        pruned = db.run(_prune_chunk, retention_days, chunk)
-        total += pruned
-        if pruned < chunk:
-            return total
+    return prune_in_chunks(db, _prune_chunk, chunk, retention_days)

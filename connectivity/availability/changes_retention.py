@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..db import Database
 from ..queries import queries
+from ..retention import prune_in_chunks
 
 MIN_RETENTION_DAYS = 7
 # Changes per transaction: each delete stays short, and a run that is stopped keeps what it did.
@@ -23,9 +24,4 @@ def prune_changes(db: Database, retention_days: int = MIN_RETENTION_DAYS,
     """Delete the changes older than `retention_days`; how many were deleted."""
     if retention_days < MIN_RETENTION_DAYS:
         raise ValueError(f"changes are kept at least {MIN_RETENTION_DAYS} days")
-    total = 0
-    while True:
-        pruned = db.run(_prune_chunk, retention_days, chunk)
-        total += pruned
-        if pruned < chunk:
-            return total
+    return prune_in_chunks(db, _prune_chunk, chunk, retention_days)
