@@ -80,8 +80,6 @@ def _apply_group(conn, batch_id: str, property_id: int, wait: bool, on_connectio
         return {}
     if on_claimed is not None:
         on_claimed([batch["id"] for batch in group if batch["id"] != batch_id])
-    q = queries().ari
-    q.create_pushed_values(conn)
     rejected = stage_batches(conn, [batch["id"] for batch in group])
     # One upsert per day table for the whole group: a value's seq (batch seq x 8192 + item
     # index) picks the newest per field, as it does between separate transactions.
@@ -126,20 +124,15 @@ def lock_waiting_hotels(conn, property_id: int) -> list[int]:
     return held
 
 
-def stage_batch(conn, batch_id: str) -> list[dict]:
-    """One stored batch judged and staged alone (the dry run): its rejected rows, as its
-    outcome would report them. The same rules as the worker's, by the same statements."""
-    queries().ari.create_pushed_values(conn)
-    return stage_batches(conn, [batch_id])[batch_id]
-
-
 def stage_batches(conn, batch_ids: list[str]) -> dict[str, list[dict]]:
     """Judge every item of the stored batches by the rejection rules (stage_batch_items) and
     stage the values of those that can apply in `pushed_values`; each batch's rejected items,
-    as its outcome reports them. The worker and the dry run both come here: one set of
-    rules."""
+    as its outcome reports them. The worker (a group) and the dry run (one batch) both come
+    here: one set of rules."""
+    q = queries().ari
+    q.create_pushed_values(conn)
     rejected = defaultdict(list)
-    for row in queries().ari.stage_batch_items(conn, batch_ids=batch_ids):
+    for row in q.stage_batch_items(conn, batch_ids=batch_ids):
         rejected[row["batch_id"]].append({"index": row["index"], "code": row["code"],
                                           "message": rejection_message(row)})
     return rejected

@@ -2,7 +2,7 @@
 applied now, answered synchronously, with nothing stored.
 
 Exact by construction: the batch is stored, judged, staged and upserted by the very statements
-the worker runs (`store_batch`, `stage_batch`, `write_staged_values`), inside a transaction that
+the worker runs (`store_batch`, `stage_batches`, `write_staged_values`), inside a transaction that
 is always rolled back. The only difference from a real apply is that no other batch can come
 between: the dry run's batch is the newest accepted, so it is compared with the values applied
 at the time of the call (queued batches are not taken into account, as the contract says). The
@@ -18,7 +18,7 @@ import uuid
 from ..auth.authenticate import Caller
 from ..db import Database
 from ..queries import queries
-from .apply import stage_batch, write_staged_values
+from .apply import stage_batches, write_staged_values
 from .batches import store_batch
 
 
@@ -35,7 +35,7 @@ def _dry_run(conn, caller: Caller, kind: str, request: dict) -> str:
         batch_id = str(uuid.uuid4())
         store_batch(conn, caller, batch_id, kind, request)  # 404 when not mapped
         batch_seq = q.dry_run_batch_seq(conn, id=batch_id)["seq"]
-        rejected = stage_batch(conn, batch_id)
+        rejected = stage_batches(conn, [batch_id])[batch_id]
         q.keep_days_before_dry_run(conn)
         write_staged_values(conn)
         changes = q.dry_run_changes(

@@ -101,3 +101,18 @@ def plan_days(db):
                 (property_code, room_type_code, rate_plan_code)).fetchall()
         return {r["date"].isoformat(): r for r in rows}
     return _read
+
+
+@pytest.fixture
+def refused_day_rows(db):
+    """A database that refuses every new room_type_days row: an apply fails, every time (not
+    a rejected item: a failure of processing itself). Taken away after the test."""
+    with db.connection() as conn:
+        conn.execute("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                     "$$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$")
+        conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON room_type_days "
+                     "FOR EACH ROW EXECUTE FUNCTION refuse()")
+    yield
+    with db.connection() as conn:
+        conn.execute("DROP TRIGGER refuse ON room_type_days")
+        conn.execute("DROP FUNCTION refuse()")

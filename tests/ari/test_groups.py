@@ -238,22 +238,34 @@ def test_a_job_whose_batch_another_workers_group_holds_leaves_it_to_that_group(
     assert apply_batch(db, batch_id)["applied_count"] == 1
 
 
-def test_a_group_that_fails_puts_its_other_batches_jobs_back(db, put, work, batch_queue):
-    # A database that refuses the batches' rows: the group fails, every time.
+def test_a_group_that_fails_puts_its_other_batches_jobs_back(db, put, work, batch_queue,
+                                                              refused_day_rows):
+    first = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 2}])
+    second = put([{"room_type_code": "ACME-DBL", "date": day(1), "availability": 2}])
+    assert work() == 0  # both jobs failed: the second was put back, and ran again
+    for batch_id in (first, second):
+        assert Job.fetch(batch_id, connection=batch_queue.connection).get_status() == \
+            JobStatus.SCHEDULED  # a retry is due: nothing lost
+        assert batch_row(db, batch_id)["status"] in ("queued", "processing")
+
+
+def test_a_batch_waiting_for_its_apply_after_holds_back_its_hotels_later_ones(db, put, work,
+                                                                              room_days):
+    # A sandbox batch pushed with X-Sandbox-Scenario: delayed_apply, still an hour from its
+    # time; the batch accepted after it, for the same hotel, must not apply before it.
+    delayed = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 2}])
+    later = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 5}])
     with db.connection() as conn:
-        conn.execute("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
-                     "$$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$")
-        conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON room_type_days "
-                     "FOR EACH ROW EXECUTE FUNCTION refuse()")
-    try:
-        first = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 2}])
-        second = put([{"room_type_code": "ACME-DBL", "date": day(1), "availability": 2}])
-        assert work() == 0  # both jobs failed: the second was put back, and ran again
-        for batch_id in (first, second):
-            assert Job.fetch(batch_id, connection=batch_queue.connection).get_status() == \
-                JobStatus.SCHEDULED  # a retry is due: nothing lost
-            assert batch_row(db, batch_id)["status"] in ("queued", "processing")
-    finally:
-        with db.connection() as conn:
-            conn.execute("DROP TRIGGER refuse ON room_type_days")
-            conn.execute("DROP FUNCTION refuse()")
+        conn.execute("UPDATE ari_batches SET sandbox_scenario = 'delayed_apply', "
+                     "apply_after = now() + interval '1 hour' WHERE id = %s", (delayed,))
+    work()
+    assert batch_row(db, delayed)["status"] in ("queued", "processing")
+    assert batch_row(db, later)["status"] in ("queued", "processing")
+    assert room_days("LIS1", "DBL").get(day(0), {}).get("available") is None
+
+    with db.connection() as conn:  # its time has come
+        conn.execute("UPDATE ari_batches SET apply_after = now() - interval '1 second' "
+                     "WHERE id = %s", (delayed,))
+    assert apply_batch(db, delayed)["others"] == [later]
+    assert batch_row(db, delayed)["status"] == batch_row(db, later)["status"] == "applied"
+    assert room_days("LIS1", "DBL")[day(0)]["available"] == 5

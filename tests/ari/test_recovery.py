@@ -91,33 +91,23 @@ def accept_while_redis_is_down(settings, key, items: list[dict]) -> str:
 
 
 def test_a_batch_is_reported_failed_only_once_its_retries_are_spent(db, put, work,
-                                                                    batch_queue):
-    # A database that refuses the batch's rows: processing itself fails, every time.
-    with db.connection() as conn:
-        conn.execute("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
-                     "$$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$")
-        conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON room_type_days "
-                     "FOR EACH ROW EXECUTE FUNCTION refuse()")
-    try:
-        batch_id = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 2}])
-        assert work() == 0
-        job = Job.fetch(batch_id, connection=batch_queue.connection)
-        assert job.get_status() == JobStatus.SCHEDULED  # a retry is due in a few seconds
-        assert batch_row(db, batch_id)["status"] == "processing"
+                                                                    batch_queue,
+                                                                    refused_day_rows):
+    batch_id = put([{"room_type_code": "ACME-DBL", "date": day(0), "availability": 2}])
+    assert work() == 0
+    job = Job.fetch(batch_id, connection=batch_queue.connection)
+    assert job.get_status() == JobStatus.SCHEDULED  # a retry is due in a few seconds
+    assert batch_row(db, batch_id)["status"] == "processing"
 
-        job.retries_left = 0  # the retries are spent: run it once more, now
-        job.save()
-        batch_queue.queue.enqueue_job(job)
-        assert work() == 0
-        with db.connection() as conn:
-            failed = conn.execute("SELECT status, failure, applied_at FROM ari_batches "
-                                  "WHERE id = %s", (batch_id,)).fetchone()
-        assert failed["status"] == "failed" and failed["applied_at"] is not None
-        assert failed["failure"] == "processing failed: RaiseException"
-    finally:
-        with db.connection() as conn:
-            conn.execute("DROP TRIGGER refuse ON room_type_days")
-            conn.execute("DROP FUNCTION refuse()")
+    job.retries_left = 0  # the retries are spent: run it once more, now
+    job.save()
+    batch_queue.queue.enqueue_job(job)
+    assert work() == 0
+    with db.connection() as conn:
+        failed = conn.execute("SELECT status, failure, applied_at FROM ari_batches "
+                              "WHERE id = %s", (batch_id,)).fetchone()
+    assert failed["status"] == "failed" and failed["applied_at"] is not None
+    assert failed["failure"] == "processing failed: RaiseException"
 
 
 def test_the_worker_recovers_stranded_batches_when_it_starts(services, settings, db, issue,

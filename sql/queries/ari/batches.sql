@@ -80,14 +80,19 @@ SELECT property_id, count(*) AS batches
 -- it sees what their previous holders finished. A sandbox batch pushed with `delayed_apply`
 -- (apply_after in the future) is not taken before its time, nor is any later batch of its hotel:
 -- the hotel's batches still take effect in acceptance order.
-WITH waiting AS (
-    SELECT id, row_number() OVER w AS position, sum(item_count) OVER w AS items_up_to
-      FROM ari_batches b
+WITH unfinished AS (
+    -- held_back: this batch or an earlier one of its hotel waits for its apply_after (NULL,
+    -- not true, for every batch that never had one).
+    SELECT id, property_id, seq, item_count,
+           bool_or(apply_after > now()) OVER (PARTITION BY property_id ORDER BY seq)
+               AS held_back
+      FROM ari_batches
      WHERE property_id = ANY(:property_ids) AND status IN ('queued', 'processing')
-       AND NOT EXISTS (SELECT 1 FROM ari_batches d
-                        WHERE d.property_id = b.property_id AND d.seq <= b.seq
-                          AND d.status IN ('queued', 'processing')
-                          AND d.apply_after > now())
+),
+waiting AS (
+    SELECT id, row_number() OVER w AS position, sum(item_count) OVER w AS items_up_to
+      FROM unfinished
+     WHERE held_back IS NOT TRUE
     WINDOW w AS (ORDER BY property_id <> :own_property_id, seq)
      ORDER BY property_id <> :own_property_id, seq
      LIMIT :max_batches
