@@ -33,12 +33,13 @@ SELECT :reservation_id, :version, :property_id, w.room_type_id, w.date, w.rooms,
   FROM wanted w LEFT JOIN taken t USING (room_type_id, date)
 RETURNING room_type_id, date, wanted, taken;
 
--- name: release_inventory(reservation_id)
+-- name: release_inventory(property_id, reservation_id)
 -- Gives back exactly what the reservation's held nights took (never their shortfall) and marks
 -- them released, so a second release finds nothing.
 WITH released AS (
     UPDATE reservation_nights SET released_at = now()
-     WHERE reservation_id = :reservation_id AND released_at IS NULL
+     WHERE property_id = :property_id AND reservation_id = :reservation_id
+       AND released_at IS NULL
     RETURNING property_id, room_type_id, date, taken
 ),
 owed AS (
@@ -70,7 +71,8 @@ WITH nights AS (
       FROM jsonb_to_recordset(:wanted::jsonb) AS w(room_type_id bigint, date date)
     UNION
     SELECT n.room_type_id, n.date FROM reservation_nights n
-     WHERE n.reservation_id = :reservation_id AND n.released_at IS NULL
+     WHERE n.property_id = :property_id AND n.reservation_id = :reservation_id
+       AND n.released_at IS NULL
 )
 SELECT d.room_type_id, d.date
   FROM nights t
