@@ -74,7 +74,8 @@ def items(db, reference: str | None = None) -> list[dict]:
     def read(conn):
         return conn.execute(
             "SELECT ri.code, ri.details, ri.version, r.partner_reference FROM reconciliation_items ri "
-            "JOIN reservations r ON r.id = ri.reservation_id ORDER BY ri.id").fetchall()
+            "JOIN reservations r ON r.property_id = ri.property_id AND r.id = ri.reservation_id "
+            "ORDER BY ri.id").fetchall()
     rows = db.run(read)
     return [r for r in rows if reference is None or r["partner_reference"] == reference]
 

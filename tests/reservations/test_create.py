@@ -16,7 +16,8 @@ from .conftest import API, START, available, day, items, nightly, post, reservat
 def versions(db, reference):
     return db.run(lambda conn: conn.execute(
         "SELECT v.version, v.kind, v.ack_id, v.replay_of, v.payload FROM reservation_versions v "
-        "JOIN reservations r ON r.id = v.reservation_id WHERE r.partner_reference = %s "
+        "JOIN reservations r ON r.property_id = v.property_id AND r.id = v.reservation_id "
+        "WHERE r.partner_reference = %s "
         "ORDER BY v.version", (reference,)).fetchall())
 
 

@@ -9,11 +9,22 @@ SELECT pp.id AS mapping_id, pp.property_id, pp.hotel_code
 -- name: accept_batch(id, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count, sandbox_scenario, delay_seconds)^
 -- `delay_seconds`: for X-Sandbox-Scenario delayed_apply, how long after acceptance the batch may
 -- apply (`apply_after`, on the database's clock like `received_at`); NULL otherwise.
-INSERT INTO ari_batches (id, partner_id, environment, mapping_id, property_id, hotel_code, kind,
-                         items, item_count, sandbox_scenario, apply_after)
-VALUES (:id, :partner_id, :environment, :mapping_id, :property_id, :hotel_code, :kind,
-        :items, :item_count, :sandbox_scenario,
-        now() + make_interval(secs => CAST(:delay_seconds AS double precision)))
+-- seq is the hotel's next acceptance number, counted in property_counters (one counter per
+-- property, so one shard under Citus): the counter's row lock makes a hotel's concurrent
+-- accepts take 1, 2, 3... one after the other, held only from this last statement to the
+-- commit. A rolled-back accept (or dry run) gives its number back.
+WITH counter AS (
+    INSERT INTO property_counters AS c (property_id, last_batch_seq)
+    VALUES (:property_id, 1)
+    ON CONFLICT (property_id) DO UPDATE SET last_batch_seq = c.last_batch_seq + 1
+    RETURNING last_batch_seq
+)
+INSERT INTO ari_batches (id, seq, partner_id, environment, mapping_id, property_id, hotel_code,
+                         kind, items, item_count, sandbox_scenario, apply_after)
+SELECT :id, counter.last_batch_seq, :partner_id, :environment, :mapping_id, :property_id,
+       :hotel_code, :kind, :items, :item_count, :sandbox_scenario,
+       now() + make_interval(secs => CAST(:delay_seconds AS double precision))
+  FROM counter
 RETURNING id AS batch_id, status, item_count, apply_after;
 
 -- name: batch_outcome(id, partner_id, environment)^
@@ -62,12 +73,12 @@ SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
 -- of those batches each has: the hotels a group tries to take. Wider than a group: the oldest
 -- batches may be the ones another worker is applying.
 SELECT property_id, count(*) AS batches
-  FROM (SELECT property_id, seq FROM ari_batches
+  FROM (SELECT property_id, received_at FROM ari_batches
          WHERE status IN ('queued', 'processing') AND property_id <> :property_id
          ORDER BY received_at
          LIMIT :window) AS waiting
  GROUP BY property_id
- ORDER BY min(seq);
+ ORDER BY min(received_at);
 
 -- name: claim_batches(property_ids, own_property_id, max_batches, max_items)
 -- The unfinished batches of the hotels this transaction holds: the own hotel's first (the job's
