@@ -25,8 +25,9 @@ from .readback_document import named_batch_seqs, readback_document
 
 
 def _rows(conn, query, **params) -> list[tuple]:
-    # Tuples, not the pool's dict rows: a dict per row of 15,000 costs more than the JSON.
-    with conn.cursor(row_factory=tuple_row) as cur:
+    # Tuples, not the pool's dict rows: a dict per row of 15,000 costs more than the JSON; and
+    # binary, which psycopg reads faster (6.2 against 7.5 ms for a hotel-year).
+    with conn.cursor(row_factory=tuple_row, binary=True) as cur:
         return cur.execute(query.sql, params).fetchall()
 
 
