@@ -3,9 +3,9 @@
 -- (Database.snapshot); connectivity/ari/readback_document.py writes the answer's JSON.
 --
 -- Why rows and not the JSON itself: a year of 10 room types x 3 rate plans is 14,640 day
--- objects. Written by PostgreSQL (json_agg of a record per day, then string concatenation)
--- they cost 60-90 ms of database CPU, the scarcest CPU of the service; these reads cost about
--- 5 ms there, and the web process writes the JSON with orjson in about 15.
+-- objects. Written by PostgreSQL (json_agg of a record per day, or string concatenation) they
+-- cost 60-90 ms of database CPU, the scarcest CPU of the service; these reads cost about 10 ms
+-- there, and the web process reads the rows and writes the JSON with orjson in about 21.
 --
 -- Provenance: each value column has a `*_seq` beside it, written by the apply's upsert with the
 -- value (sql/queries/ari/apply.sql): the acceptance order of the item that wrote it, batch seq
