@@ -21,7 +21,7 @@ from ..auth.authenticate import Caller
 from ..db import Database
 from ..errors import NotFound
 from ..queries import queries
-from .readback_document import named_batch_seqs, readback_document
+from .readback_document import named_batch_seqs, readback_document, without_cycle_collection
 
 
 def _rows(conn, query, **params) -> list[tuple]:
@@ -33,24 +33,31 @@ def _rows(conn, query, **params) -> list[tuple]:
 
 def read_back(db: Database, caller: Caller, request: dict[str, Any]) -> bytes:
     """The answer's `data`, as JSON."""
+    with without_cycle_collection():
+        with db.snapshot() as conn:
+            rows = _read_rows(conn, caller, request)
+        # Built once the connection is back in the pool.
+        return readback_document(**rows)
+
+
+def _read_rows(conn, caller: Caller, request: dict[str, Any]) -> dict[str, Any]:
     q = queries().ari
     first, last = request["from_date"], request["to_date"]
-    with db.snapshot() as conn:
-        hotel = q.find_mapped_hotel(conn, partner_id=caller.partner_id,
-                                    environment=caller.environment,
-                                    hotel_code=request["hotel_code"])
-        if hotel is None:
-            raise NotFound(f"hotel {request['hotel_code']!r} is not mapped for this partner")
-        levels = q.readback_levels(conn, mapping_id=hotel["mapping_id"],
-                                   room_type_codes=request.get("room_type_codes"),
-                                   rate_plan_codes=request.get("rate_plan_codes"))
-        days = {"property_id": hotel["property_id"], "first_date": first, "last_date": last}
-        room_rows = _rows(conn, q.readback_room_days, **days)
-        plan_rows = _rows(conn, q.readback_plan_days, **days)
-        sold_rows = _rows(conn, q.readback_rooms_sold, **days)
-        seqs = named_batch_seqs(room_rows, plan_rows)
-        names = {row["seq"]: row["name"] for row in q.readback_batch_names(
+    hotel = q.find_mapped_hotel(conn, partner_id=caller.partner_id,
+                                environment=caller.environment, hotel_code=request["hotel_code"])
+    if hotel is None:
+        raise NotFound(f"hotel {request['hotel_code']!r} is not mapped for this partner")
+    days = {"property_id": hotel["property_id"], "first_date": first, "last_date": last}
+    room_rows = _rows(conn, q.readback_room_days, **days)
+    plan_rows = _rows(conn, q.readback_plan_days, **days)
+    seqs = named_batch_seqs(room_rows, plan_rows)
+    return {
+        "hotel_code": hotel["hotel_code"], "first_date": first, "last_date": last,
+        "levels": q.readback_levels(conn, mapping_id=hotel["mapping_id"],
+                                    room_type_codes=request.get("room_type_codes"),
+                                    rate_plan_codes=request.get("rate_plan_codes")),
+        "room_rows": room_rows, "plan_rows": plan_rows,
+        "sold_rows": _rows(conn, q.readback_rooms_sold, **days),
+        "names": {row["seq"]: row["name"] for row in q.readback_batch_names(
             conn, property_id=hotel["property_id"], partner_id=caller.partner_id,
-            environment=caller.environment, seqs=seqs)} if seqs else {}
-    return readback_document(hotel["hotel_code"], first, last, levels, room_rows, plan_rows,
-                             sold_rows, names)
+            environment=caller.environment, seqs=seqs)} if seqs else {}}
