@@ -23,18 +23,22 @@ ALTER TABLE change_log_pruned ADD PRIMARY KEY (origin);
 -- shards over several connections, each with its own snapshot, and a shard with no row returns
 -- nothing: no single horizon per node comes back from the page itself. Hence this function.
 -- Citus's functions are called through EXECUTE so that plain PostgreSQL never resolves them.
-CREATE FUNCTION change_feed_horizons() RETURNS TABLE (origin integer, horizon xid8)
+-- next_xid (the snapshot's xmax) is for waiting: once every origin's horizon has reached the
+-- next_xid read earlier, whatever had committed by then is served.
+CREATE FUNCTION change_feed_horizons()
+RETURNS TABLE (origin integer, horizon xid8, next_xid xid8)
 LANGUAGE plpgsql AS $$
 DECLARE
     w record;
 BEGIN
-    RETURN QUERY SELECT 0, pg_snapshot_xmin(pg_current_snapshot());
+    RETURN QUERY SELECT 0, pg_snapshot_xmin(s), pg_snapshot_xmax(s) FROM pg_current_snapshot() s;
     IF to_regclass('pg_catalog.pg_dist_node') IS NULL THEN
         RETURN;
     END IF;
     FOR w IN EXECUTE $q$SELECT nodename, nodeport, success, result
-                          FROM run_command_on_workers($c$SELECT groupid || ' ' ||
-                               pg_snapshot_xmin(pg_current_snapshot()) FROM pg_dist_local_group$c$)$q$
+                          FROM run_command_on_workers($c$SELECT concat_ws(' ', groupid,
+                               pg_snapshot_xmin(s), pg_snapshot_xmax(s))
+                               FROM pg_dist_local_group, pg_current_snapshot() s$c$)$q$
     LOOP
         -- A worker that cannot answer would leave its changes unserved without a word.
         IF NOT w.success THEN
@@ -43,6 +47,7 @@ BEGIN
         END IF;
         origin := split_part(w.result, ' ', 1)::integer;
         horizon := split_part(w.result, ' ', 2)::xid8;
+        next_xid := split_part(w.result, ' ', 3)::xid8;
         RETURN NEXT;
     END LOOP;
 END $$;
