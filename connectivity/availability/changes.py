@@ -33,18 +33,20 @@ def read_changes(db: Reads, signer: CursorSigner, caller: Caller,
              else signer.load(cursor, caller.partner_id, caller.environment))
     with db.connection() as conn:
         origins = queries().changes.feed_horizons(conn)
-        horizons = {o["origin"]: Position(int(o["horizon"]), 0)
-                    for o in origins if o["horizon"] is not None}
+        horizons = {o["origin"]: Position(int(o["horizon"]), 0) for o in origins}
         if after is None:
-            # Where a new reader starts: everything below each origin's horizon is final.
+            # Where a new reader starts: everything below each origin's horizon is final. An
+            # origin pruned but without a node any more: past its mark, or no cursor would do.
+            start = {m["origin"]: Position(int(m["through_xid"]) + 1, 0)
+                     for m in queries().changes.feed_pruned(conn)}
             return _page([], False, signer.dump(caller.partner_id, caller.environment,
-                                                horizons))
-        for o in origins:
-            if (o["pruned_through"] is not None
-                    and after.get(o["origin"], START).xid <= int(o["pruned_through"])):
-                raise CursorExpired(EXPIRED)
+                                                {**start, **horizons}))
         size = request.get("limit", DEFAULT_PAGE_SIZE)
         rows = _feed_page(conn, caller, after, horizons, size)
+        # Read after the page: a pruning that committed before the page's snapshot is seen.
+        for mark in queries().changes.feed_pruned(conn):
+            if after.get(mark["origin"], START).xid <= int(mark["through_xid"]):
+                raise CursorExpired(EXPIRED)
     has_more = len(rows) > size
     rows = rows[:size]
     positions = dict(after)

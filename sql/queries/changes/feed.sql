@@ -5,13 +5,12 @@
 -- still appear behind the position served (docs/operations.md, "The change feed").
 
 -- name: feed_horizons()
--- Each origin's horizon (everything of that node below it is final) and pruned-through mark;
--- an origin with a mark but no node any more has a NULL horizon.
-SELECT coalesce(h.origin, p.origin) AS origin, h.horizon::text AS horizon,
-       p.through_xid::text AS pruned_through
-  FROM change_feed_horizons() h
-  FULL JOIN change_log_pruned p ON p.origin = h.origin
- ORDER BY 1;
+-- Each origin's horizon: everything of that node below it is final.
+SELECT origin, horizon::text AS horizon FROM change_feed_horizons() ORDER BY origin;
+
+-- name: feed_pruned()
+-- Each origin's pruned-through mark: a cursor at or below it for that origin is expired.
+SELECT origin, through_xid::text AS through_xid FROM change_log_pruned;
 
 -- name: feed_page(partner_id, environment, after_xids, after_ids, horizons, low_xid, high_xid, page_size)
 -- Up to page_size + 1 of the caller's changes after their origin's position and below their
