@@ -68,7 +68,7 @@ def changes_page(ctx: Context):
         raise RuntimeError(f"change_log holds {logged} rows; a fresh data set (--regenerate) "
                            "logs its load")
     signer = CursorSigner(ctx.settings["SECRET_KEY"])
-    cursor = signer.dump(_partner_id(ctx), "sandbox", Position(0, 0))
+    cursor = signer.dump(_partner_id(ctx), "sandbox", {0: Position(0, 0)})
     auth = ctx.bearer()
     request = Request("GET", f"{API}/availability/changes?"
                       + urlencode({"cursor": cursor, "limit": FEED_PAGE}), b"", auth)

@@ -2,10 +2,10 @@
 transaction committed so far.
 
 The feed serves a change once every transaction older than it has ended (its horizon is the
-xmin of a snapshot, which is cluster-wide). On a server other work shares (test runs of other
+xmin of a snapshot, which is server-wide; on Citus, one per node, each node's own). On a server other work shares (test runs of other
 databases, a benchmark's COPY), an older transaction may run for a while: the change is then
 served late, never lost. A test that asserts what is (or is not) in the feed first waits for
-the horizon to pass a transaction of its own, committed after its writes."""
+every origin's horizon to pass what was the next transaction id when it was called."""
 
 from __future__ import annotations
 
@@ -16,15 +16,17 @@ SETTLE_DEADLINE_SECONDS = 120
 
 def settle(db) -> None:
     with db.connection() as conn:
-        marker = int(conn.execute("SELECT pg_current_xact_id()::text AS x").fetchone()["x"])
+        marks = {r["origin"]: int(r["next_xid"]) for r in conn.execute(
+            "SELECT origin, next_xid::text FROM change_feed_horizons()")}
     deadline = time.monotonic() + SETTLE_DEADLINE_SECONDS
     while True:
         with db.connection() as conn:
-            horizon = int(conn.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text "
-                                       "AS h").fetchone()["h"])
-        if horizon > marker:
+            behind = {r["origin"]: int(r["horizon"]) for r in conn.execute(
+                "SELECT origin, horizon::text FROM change_feed_horizons()")
+                if int(r["horizon"]) < marks.get(r["origin"], 0)}
+        if not behind:
             return
         if time.monotonic() > deadline:
-            raise AssertionError(f"the feed's horizon stayed at or below {marker} for "
+            raise AssertionError(f"the feed's horizons {behind} stayed below {marks} for "
                                  f"{SETTLE_DEADLINE_SECONDS} s: a transaction is left open")
         time.sleep(0.05)

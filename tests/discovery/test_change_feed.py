@@ -7,7 +7,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import psycopg
 import pytest
+from itsdangerous import URLSafeSerializer
+
+from connectivity.availability.feed_cursor import CursorExpired, CursorSigner, Position
 
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from tests.api.helpers import assert_envelope_failure, assert_envelope_success
@@ -148,10 +152,12 @@ def test_pause_shows_distribution_only_until_resumed(feed, app, db, catalog):
     distribution("pause")
     set_room_days(db, "LIS1", "DBL", [START], available=2)   # hidden while paused
     set_room_days(db, "OPO1", "TWN", [START], available=2)   # another hotel: shown
-    assert brief(poller.poll()) == [
+    # Oldest first within a node's changes; two hotels may live on two Citus workers, whose
+    # transaction ids say nothing of each other's order.
+    assert sorted(brief(poller.poll()), key=str) == sorted([
         ("ACME-LIS", None, None, None, None, ("distribution",)),
         ("ACME-OPO", "ACME-TWN", None, START.isoformat(), START.isoformat(),
-         ("availability",))]
+         ("availability",))], key=str)
     distribution("resume")
     assert brief(poller.poll()) == [("ACME-LIS", None, None, None, None, ("distribution",))]
 
@@ -200,6 +206,56 @@ def test_pages_follow_each_other_without_loss(feed, db, catalog):
             break
     assert dates == [(START + dt.timedelta(days=o)).isoformat() for o in range(5)]
     assert pages == 3
+
+
+def test_each_origin_keeps_its_own_position(feed, db, catalog, services):
+    """On Citus, LIS1 and OPO1 live on two workers, each counting its own transaction ids. LIS1's
+    worker is pushed ahead of OPO1's, LIS1's change served (the reader caught up), then OPO1's
+    change, whose xid is below the position LIS1's served, must still be served: one (xid, id)
+    position for the whole feed would skip it. On plain PostgreSQL the same steps run with one
+    origin."""
+    poller = Poller(feed)
+    set_room_days(db, "LIS1", "DBL", [START], available=1)
+    set_room_days(db, "OPO1", "TWN", [START], available=1)
+    assert len(poller.poll()) == 2
+    with db.connection() as conn:
+        origin = {r["code"]: r["origin"] for r in conn.execute(
+            "SELECT DISTINCT p.code, c.origin FROM change_log c "
+            "JOIN properties p ON p.id = c.property_id")}
+        nodes = {r["origin"]: (int(r["horizon"]), int(r["next_xid"])) for r in conn.execute(
+            "SELECT origin, horizon::text, next_xid::text FROM change_feed_horizons()")}
+    if len(nodes) > 2:  # Citus with two workers: the two hotels are on both
+        assert origin["LIS1"] != origin["OPO1"], origin
+    if origin["LIS1"] != origin["OPO1"]:
+        behind = nodes[origin["OPO1"]][1] - nodes[origin["LIS1"]][0] + 50
+        # Transactions that change nothing (nothing logged), each one an xid on LIS1's node.
+        with psycopg.connect(services.database_url, autocommit=True) as conn:
+            conn.execute(f"""DO $$ BEGIN FOR i IN 1..{max(behind, 0)} LOOP
+                UPDATE room_type_days SET available = available
+                 WHERE property_id = (SELECT id FROM properties WHERE code = 'LIS1')
+                   AND date = '{START.isoformat()}';
+                COMMIT; END LOOP; END $$""")
+    set_room_days(db, "LIS1", "DBL", [START], available=2)
+    assert [c["hotel_code"] for c in poller.poll()] == ["ACME-LIS"]
+    set_room_days(db, "OPO1", "TWN", [START], available=2)
+    assert [c["hotel_code"] for c in poller.poll()] == ["ACME-OPO"]
+    with db.connection() as conn:
+        xid = {r["code"]: int(r["xid"]) for r in conn.execute(
+            "SELECT p.code, max(c.xid::text::bigint) AS xid FROM change_log c "
+            "JOIN properties p ON p.id = c.property_id GROUP BY p.code")}
+    if origin["LIS1"] != origin["OPO1"]:
+        assert xid["OPO1"] < xid["LIS1"], xid  # a single position would have skipped it
+
+
+def test_a_cursor_of_one_position_is_origin_0s():
+    """Cursors signed before positions per origin (salt v1) still read: plain PostgreSQL had
+    only origin 0."""
+    v1 = URLSafeSerializer("k", salt="pcs.change-feed-cursor.v1").dumps([7, "sandbox", 812, 9])
+    assert CursorSigner("k").load(v1, 7, "sandbox") == {0: Position(812, 9)}
+    with pytest.raises(CursorExpired):
+        CursorSigner("k").load(v1, 8, "sandbox")
+    now = CursorSigner("k").dump(7, "sandbox", {0: Position(5, 1), 2: Position(9, 0)})
+    assert CursorSigner("k").load(now, 7, "sandbox") == {0: Position(5, 1), 2: Position(9, 0)}
 
 
 def test_a_cursor_not_ours_or_another_partners_is_410(feed, client, pull, db, issue, catalog):
