@@ -1,0 +1,49 @@
+-- The statements of `flask --app app citus distribute` (connectivity/operator/citus.py). Each
+-- create_* call runs in its own transaction: one table refused leaves the others placed, and a
+-- second run picks up where the first stopped.
+
+-- name: citus_version()$
+-- NULL on plain PostgreSQL.
+SELECT extversion FROM pg_extension WHERE extname = 'citus';
+
+-- name: try_lock_distribution()$
+-- One distribute at a time: two would race to start the same colocation group.
+SELECT pg_try_advisory_lock(hashtext('connectivity.citus_distribute'));
+
+-- name: unlock_distribution()$
+SELECT pg_advisory_unlock(hashtext('connectivity.citus_distribute'));
+
+-- name: schema_tables()
+SELECT tablename AS table_name FROM pg_tables WHERE schemaname = current_schema()
+ ORDER BY tablename;
+
+-- name: placements()
+-- How Citus holds each table now. partmethod 'h': hash-distributed; 'n' with repmodel 't': a
+-- reference table, with 's': a "Citus local" table (left on the coordinator).
+SELECT c.relname AS table_name, p.partmethod, p.repmodel, p.colocationid,
+       CASE WHEN p.partmethod = 'h'
+            THEN column_to_column_name(p.logicalrelid, p.partkey) END AS distribution_column
+  FROM pg_dist_partition p
+  JOIN pg_class c ON c.oid = p.logicalrelid
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = current_schema();
+
+-- name: keep_reference_foreign_keys_local#
+-- Without it, create_reference_table silently turns every table that references the new
+-- reference table into a Citus local table, which then cannot be distributed when it has an
+-- identity column ("cannot complete operation on a table with identity column").
+SET citus.enable_local_reference_table_foreign_keys = off;
+
+-- name: create_reference_table(table_name)$
+SELECT create_reference_table(:table_name::regclass)::text;
+
+-- name: start_colocation_group(table_name, distribution_column, shard_count)$
+-- The first table of a group: its own group ('none'), with this many shards.
+SELECT create_distributed_table(:table_name::regclass, :distribution_column,
+                                colocate_with => 'none', shard_count => :shard_count)::text;
+
+-- name: join_colocation_group(table_name, distribution_column, colocated_table)$
+-- Shards of the same hash range on the same node as the group's first table's: joins and
+-- foreign keys between them stay on one node.
+SELECT create_distributed_table(:table_name::regclass, :distribution_column,
+                                colocate_with => :colocated_table)::text;
