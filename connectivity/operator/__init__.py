@@ -256,8 +256,8 @@ def changes_prune(retention_days):
 def citus_distribute(shard_count):
     """Place the tables on Citus as connectivity/sharding.py plans (idempotent; a no-op on
     plain PostgreSQL)."""
-    # Its own autocommit connection: each placement commits on its own, and Citus's DDL
-    # does not go through a transaction pooler's (DATABASE_URL's) session juggling.
+    # Its own connection, never through a transaction pooler: the advisory lock and the
+    # session setting of operator/citus.py belong to one session.
     url = _settings().database_direct_url or _settings().database_url
     with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
         version = citus_version(conn)
@@ -274,8 +274,8 @@ def citus_distribute(shard_count):
         click.echo("  " + placement.line())
     failed = [p.table for p in results if p.failed]
     if failed:
-        raise click.ClickException(f"{len(failed)} table(s) not placed: {', '.join(failed)}; "
-                                   "the others are; run again once the schema allows it")
+        raise click.ClickException(f"{len(failed)} table(s) cannot be placed: "
+                                   f"{', '.join(failed)}; nothing was changed (all or nothing)")
     placed = sum(p.outcome == "placed" for p in results)
     click.echo(f"{placed} table(s) placed" if placed else "nothing to do: already distributed")
 

@@ -5,12 +5,12 @@ extension in the database) it says so and changes nothing.
 Reference tables first (the distributed tables' foreign keys point at them), then the tables
 distributed by `property_id` in one colocation group, then those by `partner_id` in a group of
 their own. A table already placed as planned is reported and skipped, so a second run does
-nothing; each placement commits on its own, so a run stopped by a refused table is finished by
-running again once the schema allows it."""
+nothing; the placements commit together or not at all, so a schema Citus refuses anywhere stays a
+plain one on the coordinator, whole, until the schema allows every placement."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import psycopg
 
@@ -30,7 +30,9 @@ class DistributionBusy(RuntimeError):
 class Placement:
     table: str
     planned: str      # "reference", "distributed by property_id", ...
-    outcome: str      # "placed", "already", "missing", "failed", "unplanned"
+    # "placed", "already", "missing", "failed", "unplanned", or "undone" (placed, then rolled
+    # back because another table failed)
+    outcome: str
     detail: str = ""
 
     @property
@@ -40,7 +42,8 @@ class Placement:
     def line(self) -> str:
         words = {"placed": "placed", "already": "already placed, skipped",
                  "missing": "not in the schema yet, skipped",
-                 "failed": "FAILED", "unplanned": "not in the sharding plan, left local"}
+                 "failed": "FAILED", "unplanned": "not in the sharding plan, left local",
+                 "undone": "placeable, left as it was (another table failed)"}
         tail = f": {self.detail}" if self.detail else ""
         return f"{self.table:<24} {self.planned:<28} {words[self.outcome]}{tail}"
 
@@ -51,23 +54,46 @@ def citus_version(conn: psycopg.Connection) -> str | None:
 
 def distribute(conn: psycopg.Connection, shard_count: int = DEFAULT_SHARD_COUNT) -> list[Placement]:
     """Carry out the plan on `conn`, an autocommit connection to the coordinator with dict
-    rows; one Placement per table of the plan or of the schema."""
+    rows; one Placement per table of the plan or of the schema.
+
+    All or nothing: a schema Citus refuses in one place is left entirely as it was, since a
+    half-distributed one breaks writes (a day table's change-log trigger, run on a shard, would
+    find no change_log there). Each table is tried in a savepoint, so every refusal is
+    reported at once."""
     q = queries().operator
     if not q.try_lock_distribution(conn):
         raise DistributionBusy("another `citus distribute` is running on this database")
     try:
         q.keep_reference_foreign_keys_local(conn)
         present = {row["table_name"] for row in q.schema_tables(conn)}
-        results = [_place_reference(conn, table, present) for table in sharding.REFERENCE]
-        for group in (sharding.DISTRIBUTED_BY_PROPERTY, sharding.DISTRIBUTED_BY_PARTNER):
-            results += _place_group(conn, group, present, shard_count)
-        planned = sharding.planned_tables()
-        results += [Placement(t, "-", "unplanned") for t in sorted(present - planned)]
-        results += [Placement(t, "local to the coordinator", "already")
-                    for t in sharding.COORDINATOR_LOCAL if t in present]
+        try:
+            with conn.transaction():
+                results = _place_all(conn, present, shard_count)
+                if any(p.failed for p in results):
+                    raise _Refused(results)
+        except _Refused as refused:
+            return [replace(p, outcome="undone") if p.outcome == "placed" else p
+                    for p in refused.results]
         return results
     finally:
         q.unlock_distribution(conn)
+
+
+class _Refused(Exception):
+    def __init__(self, results: list[Placement]):
+        super().__init__("refused")
+        self.results = results
+
+
+def _place_all(conn, present: set[str], shard_count: int) -> list[Placement]:
+    results = [_place_reference(conn, table, present) for table in sharding.REFERENCE]
+    for group in (sharding.DISTRIBUTED_BY_PROPERTY, sharding.DISTRIBUTED_BY_PARTNER):
+        results += _place_group(conn, group, present, shard_count)
+    results += [Placement(t, "-", "unplanned")
+                for t in sorted(present - sharding.planned_tables())]
+    results += [Placement(t, "local to the coordinator", "already")
+                for t in sharding.COORDINATOR_LOCAL if t in present]
+    return results
 
 
 def _placements(conn: psycopg.Connection) -> dict[str, dict]:

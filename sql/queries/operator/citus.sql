@@ -1,6 +1,5 @@
--- The statements of `flask --app app citus distribute` (connectivity/operator/citus.py). Each
--- create_* call runs in its own transaction: one table refused leaves the others placed, and a
--- second run picks up where the first stopped.
+-- The statements of `flask --app app citus distribute` (connectivity/operator/citus.py): all the
+-- create_* calls in one transaction, each in a savepoint of its own.
 
 -- name: citus_version()$
 -- NULL on plain PostgreSQL.
