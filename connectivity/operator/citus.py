@@ -65,7 +65,7 @@ def distribute(conn: psycopg.Connection, shard_count: int = DEFAULT_SHARD_COUNT)
         raise DistributionBusy("another `citus distribute` is running on this database")
     try:
         q.keep_reference_foreign_keys_local(conn)
-        present = {row["table_name"] for row in q.schema_tables(conn)}
+        present = {row["table_name"] for row in q.tables_to_place(conn)}
         try:
             with conn.transaction():
                 results = _place_all(conn, present, shard_count)

@@ -12,7 +12,7 @@ SELECT pg_try_advisory_lock(hashtext('connectivity.citus_distribute'));
 -- name: unlock_distribution()$
 SELECT pg_advisory_unlock(hashtext('connectivity.citus_distribute'));
 
--- name: schema_tables()
+-- name: tables_to_place()
 SELECT tablename AS table_name FROM pg_tables WHERE schemaname = current_schema()
  ORDER BY tablename;
 
