@@ -34,6 +34,7 @@ CITUS_LIBRARY = Path("/usr/lib/postgresql/15/lib/citus.so")
 DEFAULT_BUILD_SCRIPT = ROOT.parent / "shared" / "citus" / "build.sh"
 WORKERS = 2
 HOST = "127.0.0.1"
+SETTINGS_FILE = "citus-node.conf"  # in each data folder, included by its postgresql.conf
 
 
 def build_script() -> Path:
@@ -76,6 +77,9 @@ def node_settings(port: int, *, durable: bool) -> str:
         f"port = {port}",
         "unix_socket_directories = ''",
         "max_connections = 200",
+        # the database in each line: with citus.log_remote_commands on, what one database's
+        # statements sent to the workers can be told apart (tests/citus)
+        "log_line_prefix = '%m [%p] %q%d '",
         *([] if durable else ["fsync = off", "synchronous_commit = off",
                               "full_page_writes = off"]),
         "",
@@ -88,6 +92,7 @@ class Node:
     pgdata: Path
     port: int
     user: str | None
+    durable: bool = True  # False: fsync off, for tests
 
     @property
     def log(self) -> Path:
@@ -108,19 +113,25 @@ class Node:
             return False
         return _answers(self.port)
 
-    def init(self, durable: bool) -> None:
+    def init(self) -> None:
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         if self.user:
             shutil.chown(self.pgdata.parent, self.user)
         _run([PG_BIN / "initdb", "-D", self.pgdata, "-U", "postgres", "--auth=trust",
               "--no-sync", "-E", "UTF8"], self.user)
         with open(self.pgdata / "postgresql.conf", "a") as conf:
-            conf.write(node_settings(self.port, durable=durable))
+            conf.write(f"\ninclude '{SETTINGS_FILE}'\n")
 
     def start(self) -> None:
         if _answers(self.port):
             raise RuntimeError(f"port {self.port} is taken by another server: {self.name} "
                                f"({self.pgdata}) cannot start there")
+        # Written at each start, not once at initdb: data kept from an older checkout starts
+        # with this checkout's settings.
+        settings = self.pgdata / SETTINGS_FILE
+        settings.write_text(node_settings(self.port, durable=self.durable))
+        if self.user:
+            shutil.chown(settings, self.user)
         _run([PG_BIN / "pg_ctl", "-D", self.pgdata, "-l", self.log, "-w", "-t", "60", "start"],
              self.user)
         wait_for_port(self.port, f"Citus {self.name}")
@@ -160,8 +171,8 @@ class CitusCluster:
     def __init__(self, root: Path, base_port: int, *, durable: bool = True):
         user = _service_user()
         self.root, self.durable = root, durable
-        self.coordinator = Node("coordinator", root / "coordinator", base_port, user)
-        self.workers = [Node(f"worker-{n}", root / f"worker-{n}", base_port + n, user)
+        self.coordinator = Node("coordinator", root / "coordinator", base_port, user, durable)
+        self.workers = [Node(f"worker-{n}", root / f"worker-{n}", base_port + n, user, durable)
                         for n in range(1, WORKERS + 1)]
 
     @property
@@ -183,7 +194,7 @@ class CitusCluster:
                 continue
             fresh = not node.initialised()
             if fresh:
-                node.init(self.durable)
+                node.init()
             node.start()
             found.append(f"{node.name} {'initialised and started' if fresh else 'started'} "
                          f"on port {node.port} ({node.pgdata})")
