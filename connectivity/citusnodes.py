@@ -23,6 +23,7 @@ from pathlib import Path
 
 import psycopg
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from .devstack import ROOT
 from .devtopology import wait_for_port
@@ -147,7 +148,7 @@ def _run(args: list, user: str | None) -> None:
     # for client certificates under /root/.postgresql and fail on its permissions.
     env = {**os.environ, "HOME": pwd.getpwnam(user).pw_dir} if user else None
     result = subprocess.run([str(a) for a in args], user=user, env=env, capture_output=True,
-                            text=True, timeout=120)
+                            text=True, timeout=120, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"{Path(str(args[0])).name} failed: {result.stderr.strip()[-2000:]}")
 
@@ -210,26 +211,8 @@ class CitusCluster:
     def prepare_database(self, database: str) -> list[str]:
         """The database on every node with the extension, the workers joined to it; each step
         only when not done yet. What it did."""
-        done = []
-        for node in self.nodes:
-            with psycopg.connect(node.url(), autocommit=True) as admin:
-                if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s",
-                                 (database,)).fetchone() is None:
-                    admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
-                    done.append(f"database {database} created on the {node.name}")
-            with psycopg.connect(node.url(database), autocommit=True) as conn:
-                # On the workers before they are added: citus_add_node calls its functions.
-                conn.execute("CREATE EXTENSION IF NOT EXISTS citus")
-        with psycopg.connect(self.url(database), autocommit=True) as conn:
-            conn.execute("SELECT citus_set_coordinator_host(%s, %s)",
-                         (HOST, self.coordinator.port))
-            joined = {row[0] for row in conn.execute(
-                "SELECT nodeport FROM pg_dist_node WHERE noderole = 'primary'")}
-            for worker in self.workers:
-                if worker.port not in joined:
-                    conn.execute("SELECT citus_add_node(%s, %s)", (HOST, worker.port))
-                    done.append(f"{worker.name} added to {database}")
-        return done
+        return prepare_database(self.coordinator.url(), [w.url() for w in self.workers],
+                                database)
 
     def drop_database(self, database: str) -> None:
         for node in reversed(self.nodes):
@@ -243,3 +226,41 @@ class CitusCluster:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{worker.name} did not come back")
             time.sleep(0.1)
+
+
+def prepare_database(coordinator_url: str, worker_urls: list[str], database: str) -> list[str]:
+    """`database` on the coordinator and every worker (given by URLs to any of their databases)
+    with the extension, the workers joined to it; each step only when not done yet. What it
+    did. Also for a cluster this module did not start (the bench's --citus)."""
+    done = []
+    for name, url in [("coordinator", coordinator_url)] + [
+            (f"worker {_address(u)}", u) for u in worker_urls]:
+        with psycopg.connect(url, autocommit=True) as admin:
+            if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s",
+                             (database,)).fetchone() is None:
+                admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+                done.append(f"database {database} created on the {name}")
+        with psycopg.connect(make_conninfo(url, dbname=database), autocommit=True) as conn:
+            # On the workers before they are added: citus_add_node calls its functions there.
+            conn.execute("CREATE EXTENSION IF NOT EXISTS citus")
+    with psycopg.connect(make_conninfo(coordinator_url, dbname=database),
+                         autocommit=True) as conn:
+        host, port = _host_port(coordinator_url)
+        conn.execute("SELECT citus_set_coordinator_host(%s, %s)", (host, port))
+        joined = {(row[0], row[1]) for row in conn.execute(
+            "SELECT nodename, nodeport FROM pg_dist_node WHERE noderole = 'primary'")}
+        for url in worker_urls:
+            if _host_port(url) not in joined:
+                conn.execute("SELECT citus_add_node(%s, %s)", _host_port(url))
+                done.append(f"worker {_address(url)} added to {database}")
+    return done
+
+
+def _host_port(url: str) -> tuple[str, int]:
+    parts = conninfo_to_dict(url)
+    return parts.get("host") or HOST, int(parts.get("port") or 5432)
+
+
+def _address(url: str) -> str:
+    host, port = _host_port(url)
+    return f"{host}:{port}"

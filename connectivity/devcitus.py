@@ -55,8 +55,8 @@ class CitusStack(Cluster):
             print(line, flush=True)
         # Stopped on exit: only the nodes this run started (found ones are someone else's).
         self.servers += [_NodeStopper(n) for n in self.nodes.nodes if n not in started_before]
-        for line in self.nodes.prepare_database(DATABASE) or [f"database {DATABASE} found on "
-                                                              "every node, workers joined"]:
+        done = self.nodes.prepare_database(DATABASE)
+        for line in done or [f"database {DATABASE} found on every node, workers joined"]:
             print(line, flush=True)
         self.listening += [("Citus coordinator", self.nodes.url(DATABASE))] + [
             (f"Citus {w.name}", w.url(DATABASE)) for w in self.nodes.workers]

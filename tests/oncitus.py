@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg.rows import dict_row
 
-from connectivity.citusnodes import CITUS_LIBRARY, CitusCluster, build_script, citus_installed
+from connectivity.citusnodes import (
+    CITUS_LIBRARY,
+    CitusCluster,
+    build_script,
+    citus_installed,
+)
 from connectivity.devstack import LOCAL
 from connectivity.operator.citus import Placement, distribute
 from connectivity.operator.migrations import upgrade

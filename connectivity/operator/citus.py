@@ -11,6 +11,7 @@ plain one on the coordinator, whole, until the schema allows every placement."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 import psycopg
 
@@ -137,13 +138,11 @@ def _place_group(conn, group: tuple[str, ...], present: set[str],
                       None)
         q = queries().operator
         if leader is None:
-            def place():
-                q.start_colocation_group(conn, table_name=table, distribution_column=column,
-                                         shard_count=shard_count)
+            place = partial(q.start_colocation_group, conn, table_name=table,
+                            distribution_column=column, shard_count=shard_count)
         else:
-            def place():
-                q.join_colocation_group(conn, table_name=table, distribution_column=column,
-                                        colocated_table=leader)
+            place = partial(q.join_colocation_group, conn, table_name=table,
+                            distribution_column=column, colocated_table=leader)
         results.append(_attempt(conn, table, planned, place))
     return results
 

@@ -15,8 +15,7 @@ from tests.api.signing import bearer
 from tests.bookings.conftest import START, booking_body
 from tests.discovery.ari import set_plan_days, set_room_days, stay_dates
 
-from .conftest import node_of
-from .test_one_shard import API, PARTNERS, codes, partners  # noqa: F401 (fixture)
+from .conftest import API, PARTNERS, codes, node_of
 
 NIGHTS = stay_dates(START, 4)
 
@@ -162,10 +161,11 @@ def test_a_stopped_worker_gives_503_with_retry_after_never_500(citus, app, issue
             [property_id] = conn.execute("SELECT id FROM properties WHERE code = %s",
                                          (hotel,)).fetchone()
             # One statement per table: each a router query on the hotel's shard.
-            bookings, claims, left = (conn.execute(q, (property_id, *args)).fetchone()[0] for q, args in (
+            bookings, claims, left = (conn.execute(q, (property_id, *args)).fetchone()[0]
+                                      for q, args in (
                 ("SELECT count(*) FROM bookings WHERE property_id = %s", ()),
                 ("SELECT count(*) FROM booking_claims WHERE property_id = %s", ()),
-                ("SELECT sum(available) FROM room_type_days WHERE property_id = %s "
-                 "AND date = %s", (NIGHTS[0],))))
+                (("SELECT sum(available) FROM room_type_days WHERE property_id = %s "
+                  "AND date = %s"), (NIGHTS[0],))))
             assert bookings == claims == 500 - left == statuses[(hotel, 201)], (
                 hotel, bookings, claims, left, statuses)

@@ -6,56 +6,14 @@ distributed by partner, lives on another worker than their rows, distributed by 
 
 from __future__ import annotations
 
-import json
-
 import psycopg
 import pytest
 
-from connectivity.operator.catalog import load_catalog, parse_catalog
 from tests.api.signing import bearer
 from tests.bookings.conftest import booking_body
-from tests.bookings.conftest import START as BOOKING_START
-from tests.discovery.ari import set_plan_days, set_room_days, stay_dates
 from tests.reservations.conftest import reservation
 
-from .conftest import node_of, remote_commands
-
-API = "/api/connectivity/v1"
-# Enough partners that, hashed over 4 shards on two workers, some claims land beside LIS1's
-# rows and some on the other worker.
-PARTNERS = [f"p{n}" for n in range(1, 9)]
-
-
-def partners_catalog() -> str:
-    return json.dumps({"partners": [
-        {"code": code, "name": f"Partner {code}", "mappings": [
-            {"property": "LIS1", "hotel_code": f"{code.upper()}-LIS", "active": True,
-             "room_types": {"DBL": f"{code.upper()}-DBL"},
-             "rate_plans": {"BAR": f"{code.upper()}-BAR"}}]}
-        for code in PARTNERS]})
-
-
-@pytest.fixture
-def partners(citus, db, catalog):
-    db.run(load_catalog, parse_catalog(partners_catalog()))
-    nights = stay_dates(BOOKING_START, 4)
-    set_room_days(db, "LIS1", "DBL", nights, available=50)
-    set_plan_days(db, "LIS1", "DBL", "BAR", nights, rate="100.00", single_rate="80.00",
-                  extra_adult_rate="30.00", extra_child_rate="15.00")
-    with psycopg.connect(citus.url) as conn:
-        lis1 = conn.execute("SELECT id FROM properties WHERE code = 'LIS1'").fetchone()[0]
-        ids = dict(conn.execute("SELECT code, id FROM partners WHERE code = ANY(%s)",
-                                (PARTNERS,)).fetchall())
-        rows_node = node_of(conn, "bookings", lis1)
-        claims_node = {code: node_of(conn, "booking_claims", ids[code]) for code in PARTNERS}
-    both = {node == rows_node for node in claims_node.values()}
-    assert both == {True, False}, "every claim on one side: add partners"
-    return rows_node, claims_node
-
-
-def codes(partner: str) -> dict:
-    p = partner.upper()
-    return {"hotel_code": f"{p}-LIS", "room_type_code": f"{p}-DBL", "rate_plan_code": f"{p}-BAR"}
+from .conftest import API, PARTNERS, codes, node_of, remote_commands
 
 
 def test_a_booking_writes_one_shard_and_two_phase_commits_only_across_workers(
