@@ -28,10 +28,10 @@ from connectivity.operator.migrations import upgrade
 ROOT = Path(__file__).resolve().parent.parent
 SCRATCH = "pcs_metrics_scratch"
 FILL = """
-INSERT INTO ari_batches (id, partner_id, environment, mapping_id, property_id, hotel_code, kind,
-                         items, item_count, applied_count, status, received_at, started_at,
+INSERT INTO ari_batches (id, seq, partner_id, environment, mapping_id, property_id, hotel_code,
+                         kind, items, item_count, applied_count, status, received_at, started_at,
                          applied_at)
-SELECT 'b-' || g, %(partner)s, %(environment)s, %(mapping)s, %(property)s, %(hotel)s, 'ari',
+SELECT 'b-' || g, g, %(partner)s, %(environment)s, %(mapping)s, %(property)s, %(hotel)s, 'ari',
        '[{"a":1}]', 1, CASE WHEN g %% 1000 = 0 THEN 0 ELSE 1 END,
        CASE WHEN g %% 1000 = 0 THEN 'queued' ELSE 'applied' END,
        now() - make_interval(secs => (%(n)s - g) * 0.6),

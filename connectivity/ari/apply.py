@@ -47,8 +47,9 @@ def apply_batch(db: Database, batch_id: str, *, on_connection=None,
     other batches of each group once claimed, before they are applied (jobs.py)."""
     q = queries().ari
     with db.connection() as conn:
-        started = q.mark_processing(conn, id=batch_id)
-    if started is None:
+        property_id = q.batch_hotel(conn, id=batch_id)
+        started = property_id and q.mark_processing(conn, property_id=property_id, id=batch_id)
+    if not started:
         return None
     # The batch is in the first group unless another worker holds its hotel, or more than a
     # group's worth of its hotel's batches were waiting before it: then another round. A round
@@ -60,7 +61,7 @@ def apply_batch(db: Database, batch_id: str, *, on_connection=None,
         if batch_id in group:
             return {**group[batch_id], "others": [b for b in group if b != batch_id]}
         with db.connection() as conn:
-            if q.batch_unfinished(conn, id=batch_id) is None:
+            if q.batch_unfinished(conn, property_id=property_id, id=batch_id) is None:
                 return None
         if wait and not group:
             # The hotel was ours and nothing of it could be claimed: a sandbox batch before

@@ -7,8 +7,9 @@ is always rolled back. The only difference from a real apply is that no other ba
 between: the dry run's batch is the newest accepted, so it is compared with the values applied
 at the time of the call (queued batches are not taken into account, as the contract says). The
 upserts lock the rows they touch until the rollback, as a real apply does (a few hundred ms for
-5,000 items); a rolled-back identity value leaves a gap in `ari_batches.seq`, which orders
-batches and needs no density."""
+5,000 items). Its batch takes the hotel's next acceptance number (property_counters) and the
+rollback gives it back; the counter's row stays locked meanwhile, so the hotel's real pushes
+wait for the dry run to end, as they would for another push."""
 
 from __future__ import annotations
 

@@ -10,8 +10,6 @@ transaction rolls back the claim with everything else.
 from __future__ import annotations
 
 import datetime as dt
-import secrets
-import string
 from typing import Any
 
 from psycopg.types.json import Jsonb
@@ -23,12 +21,11 @@ from ..pricing import occupancy_from_guests
 from ..pricing.spread import spread_total
 from ..queries import queries
 from ..schema_fields import money_number
+from .confirmation import confirmation_number
+from .manage import find_booking
 from .offer import find_offer, judge, policy_fx_rate, sold_out
 from .quote_token import QuoteTokens, StayBinding
 from .records import booking_view, request_fingerprint, stored_nights
-
-CONFIRMATION_ALPHABET = string.ascii_uppercase + string.digits
-
 
 def create_booking(db: Database, tokens: QuoteTokens, caller: Caller, request: dict[str, Any],
                    now: dt.datetime) -> tuple[dict, int]:
@@ -71,12 +68,12 @@ def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprin
     q = queries().bookings
     scope = {"partner_id": caller.partner_id, "environment": caller.environment,
              "partner_reference": request["partner_reference"]}
-    claim = q.claim_reference(conn, **scope)
+    claim = q.claim_reference(conn, **scope, property_id=q.booked_property(
+        conn, partner_id=caller.partner_id, environment=caller.environment,
+        hotel_code=request["hotel_code"]))
     if claim is None:
         # The reference's first transaction committed while this one waited on the claim.
-        existing = q.find_booking(conn, **scope)
-        if existing is None:
-            raise RuntimeError("a claimed reference without its booking")
+        existing = find_booking(conn, caller, request["partner_reference"])
         return {"booking": booking_view(existing), "idempotent_replay": True,
                 "request_differs": bytes(existing["request_hash"]) != fingerprint}, 200
 
@@ -100,8 +97,7 @@ def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprin
 
     row = q.insert_booking(
         conn, id=claim["booking_id"], **scope,
-        confirmation_number="PCS-" + "".join(secrets.choice(CONFIRMATION_ALPHABET)
-                                             for _ in range(12)),
+        confirmation_number=confirmation_number(claim["booking_id"]),
         request_hash=fingerprint, mapping_id=offer.hotel["mapping_id"],
         property_id=offer.hotel["property_id"], room_type_id=offer.offer["room_type_id"],
         rate_plan_id=offer.offer["rate_plan_id"], hotel_code=offer.hotel["hotel_code"],

@@ -168,8 +168,12 @@ def _set_distribution(partner_code: str, property_code: str, active: bool) -> No
     # Not announced to the key caches: a key's row holds nothing a pause changes (paused
     # mappings still count for no_mapped_properties, contract section 10).
     def change(conn):
-        return queries().operator.set_distribution(
+        row = queries().operator.set_distribution(
             conn, partner_code=partner_code, property_code=property_code, active=active)
+        if row is not None and row["changed"]:
+            queries().changes.record_distribution_change(
+                conn, property_id=row["property_id"], partner_id=row["partner_id"])
+        return row
     row = _db().run(change)
     if row is None:
         raise click.ClickException(

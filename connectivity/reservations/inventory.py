@@ -37,8 +37,9 @@ def take_inventory(conn, reservation_id: int, version: int, property_id: int,
         wanted=Jsonb(wanted))
 
 
-def release_inventory(conn, reservation_id: int) -> list[dict]:
-    return queries().reservations.release_inventory(conn, reservation_id=reservation_id)
+def release_inventory(conn, property_id: int, reservation_id: int) -> list[dict]:
+    return queries().reservations.release_inventory(conn, property_id=property_id,
+                                                    reservation_id=reservation_id)
 
 
 def lock_nights(conn, reservation_id: int, property_id: int, wanted: list[dict]) -> None:

@@ -9,18 +9,18 @@ from ..queries import queries
 from .findings import Finding
 
 
-def record_reconciliation(conn, reservation_id: int, version: int,
+def record_reconciliation(conn, property_id: int, reservation_id: int, version: int,
                           findings: list[Finding]) -> None:
     if findings:
         queries().reservations.record_reconciliation(
-            conn, reservation_id=reservation_id, version=version,
+            conn, property_id=property_id, reservation_id=reservation_id, version=version,
             items=Jsonb([{"code": f.code, "message": f.message, "details": f.details}
                          for f in findings]))
 
 
-def reconciliation_of(conn, reservation_id: int, version: int) -> list[dict]:
+def reconciliation_of(conn, property_id: int, reservation_id: int, version: int) -> list[dict]:
     return queries().reservations.reconciliation_of_version(
-        conn, reservation_id=reservation_id, version=version)
+        conn, property_id=property_id, reservation_id=reservation_id, version=version)
 
 
 class UnknownPartner(LookupError):

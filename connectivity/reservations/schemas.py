@@ -115,6 +115,9 @@ class ReservationRequestSchema(Schema):
 
 
 class ReservationCancelRequestSchema(Schema):
+    hotel_code = PartnerCode(metadata={"description": (
+        "the reservation's hotel, mapped for the caller. Optional; when it is sent for a "
+        "reservation received before, it must be that reservation's hotel")})
     cancelled_at = Day(metadata={"description": "the day the guest cancelled; else the day "
                                                 "the cancellation arrived (property time)"})
     reason = Text(500, lines=True)
@@ -131,6 +134,9 @@ class ModifiedRoomSchema(Schema):
 
 
 class ModifyRequestSchema(Schema):
+    hotel_code = PartnerCode(metadata={"description": (
+        "the reservation's hotel, mapped for the caller. Optional; when it is sent for a "
+        "reservation received before, it must be that reservation's hotel")})
     check_in = Day(required=True)
     check_out = Day(required=True, metadata={
         "description": f"after check_in; at most {MAX_NIGHTS} nights"})

@@ -16,7 +16,7 @@ from psycopg.types.json import Jsonb
 
 from ..auth.authenticate import Caller
 from ..db import Database
-from ..errors import NotFound
+from ..errors import NotFound, ValidationFailed
 from ..queries import queries
 from .findings import (Finding, nightly_rates_findings, penalty_claim_differs, shortfall,
                        unmapped_codes)
@@ -48,23 +48,21 @@ def modify_reservation(db: Database, caller: Caller, reference: str, modificatio
 
 def _push(conn, caller: Caller, reservation: dict, raw: str, request_id: str) -> dict:
     q = queries().reservations
-    row = _claim(conn, caller, reservation["partner_reference"], reservation["status"])
-    original = q.latest_delivery(conn, reservation_id=row["id"], kind="create", payload=raw)
+    row, hotel = _claim(conn, caller, reservation["partner_reference"], reservation["status"],
+                        reservation["hotel_code"], replay_first=True)
+    original = q.latest_delivery(conn, **_at(row), kind="create", payload=raw)
     if original is not None:
         return _replay(conn, row, original, "create", raw, request_id)
-    hotel = q.find_hotel_for_push(conn, partner_id=caller.partner_id,
-                                  environment=caller.environment,
-                                  hotel_code=reservation["hotel_code"])
     if hotel is None:
         # Rolls back the claim too: nothing is kept of a reservation for no known hotel.
         raise NotFound(f"hotel {reservation['hotel_code']!r} is not mapped for this partner")
-    delivery = _record(conn, row["id"], "create", raw, request_id)
+    delivery = _record(conn, row, "create", raw, request_id)
     room_types, rate_plans = _mapped_codes(conn, hotel["mapping_id"])
 
     # A modify or a cancel may have overtaken the reservation: the latest modify's stay is the
     # current one, and a cancellation stands.
     state = to_json(reservation)
-    pending = q.latest_delivery(conn, reservation_id=row["id"], kind="modify", payload=None)
+    pending = q.latest_delivery(conn, **_at(row), kind="modify", payload=None)
     modified_rooms = []
     if pending is not None:
         modification = ModifyRequestSchema().load(pending["payload"])
@@ -76,53 +74,52 @@ def _push(conn, caller: Caller, reservation: dict, raw: str, request_id: str) ->
         status = "cancelled"
     else:
         status = "modified" if pending is not None else reservation["status"]
-    q.receive_reservation(conn, reservation_id=row["id"], mapping_id=hotel["mapping_id"],
-                          property_id=hotel["property_id"], state=Jsonb(state), status=status)
+    q.receive_reservation(conn, **_at(row), mapping_id=hotel["mapping_id"], state=Jsonb(state),
+                          status=status)
 
     if status != "cancelled":
-        nights = take_inventory(conn, row["id"], delivery["version"], hotel["property_id"],
+        nights = take_inventory(conn, row["id"], delivery["version"], row["property_id"],
                                 rooms_wanted(state, room_types))
         findings += shortfall(nights, {v: k for k, v in room_types.items()})
     else:
-        cancel = q.latest_delivery(conn, reservation_id=row["id"], kind="cancel", payload=None)
+        cancel = q.latest_delivery(conn, **_at(row), kind="cancel", payload=None)
         if cancel is not None:
-            findings += _settle_penalty(conn, row["id"], state,
+            findings += _settle_penalty(conn, row, state,
                                         ReservationCancelRequestSchema().load(cancel["payload"]),
                                         cancel["received_at"], hotel["timezone"])
-    record_reconciliation(conn, row["id"], delivery["version"], findings)
-    return _answer(conn, row["id"], delivery, [f.public() for f in findings])
+    record_reconciliation(conn, row["property_id"], row["id"], delivery["version"], findings)
+    return _answer(conn, row, delivery, [f.public() for f in findings])
 
 
 def _cancel(conn, caller: Caller, reference: str, cancel: dict, raw: str,
             request_id: str, now: dt.datetime) -> dict:
     q = queries().reservations
-    row = _claim(conn, caller, reference, "cancelled")
-    original = q.latest_delivery(conn, reservation_id=row["id"], kind="cancel", payload=raw)
+    row, _ = _claim(conn, caller, reference, "cancelled", cancel.get("hotel_code"))
+    original = q.latest_delivery(conn, **_at(row), kind="cancel", payload=raw)
     if original is not None:
         return _replay(conn, row, original, "cancel", raw, request_id)
-    delivery = _record(conn, row["id"], "cancel", raw, request_id)
+    delivery = _record(conn, row, "cancel", raw, request_id)
     if row["received_at"] is None:
         findings = [Finding(ORPHAN, "cancellation of a reservation never received: kept; the "
                                     "reservation is stored as cancelled if it arrives")]
-        q.cancel_reservation(conn, reservation_id=row["id"], penalty_amount=None,
+        q.cancel_reservation(conn, **_at(row), penalty_amount=None,
                              penalty_currency=None, penalty_claim=cancel.get("penalty_amount"),
                              penalty_claim_currency=cancel.get("penalty_currency"))
     else:
-        release_inventory(conn, row["id"])
-        findings = _settle_penalty(conn, row["id"], row["state"], cancel, now,
-                                   row["timezone"])
-    record_reconciliation(conn, row["id"], delivery["version"], findings)
-    return _answer(conn, row["id"], delivery, [f.public() for f in findings], cancel=True)
+        release_inventory(conn, row["property_id"], row["id"])
+        findings = _settle_penalty(conn, row, row["state"], cancel, now, row["timezone"])
+    record_reconciliation(conn, row["property_id"], row["id"], delivery["version"], findings)
+    return _answer(conn, row, delivery, [f.public() for f in findings], cancel=True)
 
 
 def _modify(conn, caller: Caller, reference: str, modification: dict, raw: str,
             request_id: str) -> dict:
     q = queries().reservations
-    row = _claim(conn, caller, reference, "modified")
-    original = q.latest_delivery(conn, reservation_id=row["id"], kind="modify", payload=raw)
+    row, _ = _claim(conn, caller, reference, "modified", modification.get("hotel_code"))
+    original = q.latest_delivery(conn, **_at(row), kind="modify", payload=raw)
     if original is not None and original["same_payload"]:
         return _replay(conn, row, original, "modify", raw, request_id)
-    delivery = _record(conn, row["id"], "modify", raw, request_id)
+    delivery = _record(conn, row, "modify", raw, request_id)
     if row["received_at"] is None:
         findings = [Finding("unknown_modification",
                             "modification of a reservation never received: kept; applied to "
@@ -138,31 +135,92 @@ def _modify(conn, caller: Caller, reference: str, modification: dict, raw: str,
         state = with_modification(row["state"], modification)
         wanted = rooms_wanted(state, room_types)
         lock_nights(conn, row["id"], row["property_id"], wanted)
-        release_inventory(conn, row["id"])
-        q.change_reservation(conn, reservation_id=row["id"], state=Jsonb(state),
-                             status="modified")
+        release_inventory(conn, row["property_id"], row["id"])
+        q.change_reservation(conn, **_at(row), state=Jsonb(state), status="modified")
         nights = take_inventory(conn, row["id"], delivery["version"], row["property_id"],
                                 wanted)
         findings += shortfall(nights, {v: k for k, v in room_types.items()})
-    record_reconciliation(conn, row["id"], delivery["version"], findings)
-    return _answer(conn, row["id"], delivery, [f.public() for f in findings])
+    record_reconciliation(conn, row["property_id"], row["id"], delivery["version"], findings)
+    return _answer(conn, row, delivery, [f.public() for f in findings])
 
 
-def _claim(conn, caller: Caller, reference: str, status: str) -> dict:
-    """Insert the reference if it is new, then lock its row (a concurrent first delivery
-    waits on the unique index, then finds the winner's committed row here)."""
+def _claim(conn, caller: Caller, reference: str, status: str, hotel_code: str | None,
+           replay_first: bool = False) -> tuple[dict, dict | None]:
+    """The reference's reservation row, locked (every delivery of one reference applies after
+    the previous one committed), and the caller's mapping of `hotel_code` (None when not sent
+    or not mapped). A new reference is claimed first (reservation_claims: a concurrent first
+    delivery waits on its key, then finds the winner's claim) and its row is created with the
+    hotel the delivery names, else the partner's first hotel: a reservation lives with its
+    hotel (one shard under Citus), and an orphan moves there once a delivery names it.
+    `replay_first`: a hotel other than the reservation's is for the caller to judge, after
+    its replay check (POST /reservations)."""
     q = queries().reservations
     keys = {"partner_id": caller.partner_id, "environment": caller.environment,
             "partner_reference": reference}
-    q.claim_reservation(conn, status=status, **keys)
-    return q.lock_reservation(conn, **keys)
+    hotel = None
+    if hotel_code is not None:
+        hotel = q.find_hotel_for_push(conn, partner_id=caller.partner_id,
+                                      environment=caller.environment, hotel_code=hotel_code)
+    claim = q.find_reservation_claim(conn, **keys)
+    if claim is None:
+        if hotel_code is not None and hotel is None:
+            raise NotFound(f"hotel {hotel_code!r} is not mapped for this partner")
+        property_id = hotel["property_id"] if hotel else q.partner_first_hotel(
+            conn, partner_id=caller.partner_id, environment=caller.environment)
+        if property_id is None:
+            raise NotFound("no hotel is mapped for this partner in this environment")
+        claim = q.claim_reservation(conn, **keys, property_id=property_id)
+        if claim is not None:
+            q.insert_reservation(conn, **keys, **claim, status=status)
+        else:
+            claim = q.find_reservation_claim(conn, **keys)
+    row = q.lock_reservation(conn, **claim)
+    while row is None:
+        # A concurrent delivery moved this orphan to its hotel while this one waited for the
+        # lock (the row it waited for is gone): follow the claim there.
+        claim = q.find_reservation_claim(conn, **keys)
+        row = q.lock_reservation(conn, **claim)
+    if hotel is not None and hotel["property_id"] != row["property_id"]:
+        if row["received_at"] is not None:
+            if not replay_first:  # a redelivery answers as one, wherever it names
+                raise _elsewhere()
+        else:
+            row = _move_orphan(conn, keys, row, hotel["property_id"])
+    return row, hotel
 
 
-def _record(conn, reservation_id: int, kind: str, raw: str, request_id: str,
+def _move_orphan(conn, keys: dict, row: dict, to_property_id: int) -> dict:
+    """A cancel or modify that overtook its reservation and named no hotel was kept with the
+    partner's first hotel; the delivery naming its hotel moves it there (still unreceived: it
+    holds no inventory). Returns its row there, locked."""
+    q = queries().reservations
+    moving = {"from_property_id": row["property_id"], "reservation_id": row["id"]}
+    q.copy_orphan(conn, **moving, to_property_id=to_property_id)
+    q.copy_orphan_versions(conn, **moving, to_property_id=to_property_id)
+    q.copy_orphan_reconciliation(conn, **moving, to_property_id=to_property_id)
+    q.drop_orphan_reconciliation(conn, **moving)
+    q.drop_orphan_versions(conn, **moving)
+    q.drop_orphan(conn, **moving)
+    q.move_reservation_claim(conn, **keys, to_property_id=to_property_id)
+    return q.lock_reservation(conn, property_id=to_property_id, reservation_id=row["id"])
+
+
+def _elsewhere() -> ValidationFailed:
+    return ValidationFailed({"hotel_code": [
+        "not this reference's hotel: its first delivery named another hotel, where its "
+        "reservation is kept"]})
+
+
+def _at(row: dict) -> dict:
+    """The keys of a reservation's rows: its hotel's (the distribution column) and its id."""
+    return {"property_id": row["property_id"], "reservation_id": row["id"]}
+
+
+def _record(conn, row: dict, kind: str, raw: str, request_id: str,
             replay_of: dict | None = None) -> dict:
     ack_id = replay_of["ack_id"] if replay_of else f"ack_{secrets.token_hex(12)}"
     return queries().reservations.record_version(
-        conn, reservation_id=reservation_id, kind=kind, ack_id=ack_id,
+        conn, **_at(row), kind=kind, ack_id=ack_id,
         replay_of=replay_of["version"] if replay_of else None, payload=raw,
         request_id=request_id)
 
@@ -170,9 +228,9 @@ def _record(conn, reservation_id: int, kind: str, raw: str, request_id: str,
 def _replay(conn, row: dict, original: dict, kind: str, raw: str, request_id: str) -> dict:
     """A redelivery: kept as a version, answered with the original acknowledgement and the
     reconciliation the original raised; nothing else changes."""
-    _record(conn, row["id"], kind, raw, request_id, replay_of=original)
-    items = reconciliation_of(conn, row["id"], original["version"])
-    return _answer(conn, row["id"], original, items, replay=True,
+    _record(conn, row, kind, raw, request_id, replay_of=original)
+    items = reconciliation_of(conn, row["property_id"], row["id"], original["version"])
+    return _answer(conn, row, original, items, replay=True,
                    request_differs=not original["same_payload"], cancel=kind == "cancel")
 
 
@@ -185,7 +243,7 @@ def _mapped_codes(conn, mapping_id: int) -> tuple[dict[str, int], set[str]]:
     return room_types, rate_plans
 
 
-def _settle_penalty(conn, reservation_id: int, state: dict, cancel: dict,
+def _settle_penalty(conn, row: dict, state: dict, cancel: dict,
                     arrived_at: dt.datetime, timezone: str) -> list[Finding]:
     """The service's penalty (contract 10), kept beside the partner's claim."""
     currency = state["net_currency"]
@@ -197,16 +255,16 @@ def _settle_penalty(conn, reservation_id: int, state: dict, cancel: dict,
         # The day it happened where the hotel is, when the partner does not say.
         cancelled_on=cancel.get("cancelled_at") or arrived_at.astimezone(ZoneInfo(timezone)).date())
     queries().reservations.cancel_reservation(
-        conn, reservation_id=reservation_id, penalty_amount=amount, penalty_currency=currency,
+        conn, **_at(row), penalty_amount=amount, penalty_currency=currency,
         penalty_claim=cancel.get("penalty_amount"),
         penalty_claim_currency=cancel.get("penalty_currency"))
     return penalty_claim_differs(amount, currency, cancel.get("penalty_amount"),
                                  cancel.get("penalty_currency"))
 
 
-def _answer(conn, reservation_id: int, delivery: dict, reconciliation: list[dict], *,
+def _answer(conn, row: dict, delivery: dict, reconciliation: list[dict], *,
             replay: bool = False, request_differs: bool = False, cancel: bool = False) -> dict:
-    view = queries().reservations.reservation_view(conn, reservation_id=reservation_id)
+    view = queries().reservations.reservation_view(conn, **_at(row))
     data = {"reservation": shown(view),
             "acknowledgement": {"ack_id": delivery["ack_id"],
                                 "received_at": delivery["received_at"]},

@@ -3,6 +3,8 @@ batch."""
 
 from __future__ import annotations
 
+import threading
+
 import psycopg
 import pytest
 
@@ -170,3 +172,26 @@ def runner_pause(app):
             args=["distribution", "pause", "--partner", partner, "--property", prop])
         assert result.exit_code == 0, result.output
     return _pause
+
+
+def test_each_hotel_counts_its_own_acceptance_order(client, push, db, put):
+    """ari_batches.seq comes from the hotel's counter (property_counters), one number after the
+    other whatever the concurrency: under Citus a global sequence would not be an order."""
+    lisbon = [put([GOOD_ARI]) for _ in range(2)]
+    threads = [threading.Thread(target=lambda: lisbon.append(put([GOOD_ARI])))
+               for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    oporto = put([{"room_type_code": "ACME-TWN", "date": day(0), "availability": 1}],
+                 hotel_code="ACME-OPO")
+    with db.connection() as conn:
+        seqs = {r["id"]: r["seq"] for r in conn.execute("SELECT id, seq FROM ari_batches")}
+        counters = {r["code"]: r["last_batch_seq"] for r in conn.execute(
+            "SELECT p.code, c.last_batch_seq FROM property_counters c "
+            "JOIN properties p ON p.id = c.property_id")}
+    assert sorted(seqs[b] for b in lisbon) == list(range(1, 11))
+    assert seqs[lisbon[0]] == 1 and seqs[lisbon[1]] == 2
+    assert seqs[oporto] == 1
+    assert counters == {"LIS1": 10, "OPO1": 1}

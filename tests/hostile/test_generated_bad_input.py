@@ -103,12 +103,12 @@ def reservation() -> dict:
 
 
 def reservation_cancel() -> dict:
-    return {"cancelled_at": day(-2), "reason": "guest cancelled", "penalty_amount": "0.00",
-            "penalty_currency": "EUR"}
+    return {"hotel_code": "ACME-LIS", "cancelled_at": day(-2), "reason": "guest cancelled",
+            "penalty_amount": "0.00", "penalty_currency": "EUR"}
 
 
 def reservation_modify() -> dict:
-    return {"check_in": day(1), "check_out": day(3),
+    return {"hotel_code": "ACME-LIS", "check_in": day(1), "check_out": day(3),
             "rooms": [{"room_type_code": "ACME-DBL", "quantity": 1, "adults": 2,
                        "children": 0}],
             "net_amount": "300.00", "net_currency": "EUR", "modified_at": day(-1)}

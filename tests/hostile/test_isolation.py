@@ -140,7 +140,8 @@ def test_a_delivery_for_acmes_reservation_is_the_callers_own(client, db, service
     gone, new = changes(before, snapshot(services.database_url))
 
     assert gone == {}, "a row of acme's changed"
-    assert set(new) <= {"reservations", "reservation_versions", "reconciliation_items"}, new
+    assert set(new) <= {"reservations", "reservation_claims", "reservation_versions",
+                        "reconciliation_items"}, new
     [row] = [json.loads(r) for r in new["reservations"]]
     owner = ("globex", "sandbox") if caller == "globex" else ("acme", "production")
     assert (row["partner_id"], row["environment"]) == (partner_id(db, owner[0]), owner[1])

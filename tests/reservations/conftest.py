@@ -72,14 +72,10 @@ def available(db, room_type: str, first: int = 0, nights: int = 6,
 
 def items(db, reference: str | None = None) -> list[dict]:
     def read(conn):
-        # Two reads joined here rather than one SQL join on reservation_id alone: on Citus
-        # (PCS_TEST_ON_CITUS) that join is across shards and refused ("requires repartitioning").
-        references = {r["id"]: r["partner_reference"] for r in conn.execute(
-            "SELECT id, partner_reference FROM reservations")}
-        return [{**row, "partner_reference": references.get(row["reservation_id"])}
-                for row in conn.execute(
-                    "SELECT code, details, version, reservation_id FROM reconciliation_items "
-                    "ORDER BY id")]
+        return conn.execute(
+            "SELECT ri.code, ri.details, ri.version, r.partner_reference FROM reconciliation_items ri "
+            "JOIN reservations r ON r.property_id = ri.property_id AND r.id = ri.reservation_id "
+            "ORDER BY ri.id").fetchall()
     rows = db.run(read)
     return [r for r in rows if reference is None or r["partner_reference"] == reference]
 

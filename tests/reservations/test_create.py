@@ -14,15 +14,11 @@ from .conftest import API, START, available, day, items, nightly, post, reservat
 
 
 def versions(db, reference):
-    # The reservation's id first, then its versions: one join on reservation_id alone is
-    # across shards on Citus (PCS_TEST_ON_CITUS), which refuses it.
-    def read(conn):
-        ids = [r["id"] for r in conn.execute(
-            "SELECT id FROM reservations WHERE partner_reference = %s", (reference,))]
-        return conn.execute(
-            "SELECT version, kind, ack_id, replay_of, payload FROM reservation_versions "
-            "WHERE reservation_id = ANY(%s) ORDER BY version", (ids,)).fetchall()
-    return db.run(read)
+    return db.run(lambda conn: conn.execute(
+        "SELECT v.version, v.kind, v.ack_id, v.replay_of, v.payload FROM reservation_versions v "
+        "JOIN reservations r ON r.property_id = v.property_id AND r.id = v.reservation_id "
+        "WHERE r.partner_reference = %s "
+        "ORDER BY v.version", (reference,)).fetchall())
 
 
 def test_first_delivery_is_201_takes_inventory_and_is_clean(client, push, lisbon, db):

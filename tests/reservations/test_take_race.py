@@ -28,18 +28,18 @@ def _ids(db) -> dict:
         "JOIN partners pa ON pa.code = 'acme' WHERE p.code = 'LIS1'").fetchone())
 
 
-def _reservations(db, partner_id: int, count: int) -> list[int]:
+def _reservations(db, partner_id: int, property_id: int, count: int) -> list[int]:
     """Reservations with one delivered version each, to take inventory for."""
     def insert(conn):
         ids = []
         for n in range(count):
             rid = conn.execute(
-                "INSERT INTO reservations (partner_id, environment, partner_reference, status) "
-                "VALUES (%s, 'sandbox', %s, 'confirmed') RETURNING id",
-                (partner_id, f"RACE-{n}")).fetchone()["id"]
-            conn.execute("INSERT INTO reservation_versions (reservation_id, version, kind, "
-                         "ack_id, payload) VALUES (%s, 1, 'create', %s, '{}')",
-                         (rid, f"ack_race{n:016d}"))
+                "INSERT INTO reservations (property_id, partner_id, environment, "
+                "partner_reference, status) VALUES (%s, %s, 'sandbox', %s, 'confirmed') "
+                "RETURNING id", (property_id, partner_id, f"RACE-{n}")).fetchone()["id"]
+            conn.execute("INSERT INTO reservation_versions (property_id, reservation_id, "
+                         "version, kind, ack_id, payload) VALUES (%s, %s, 1, 'create', %s, '{}')",
+                         (property_id, rid, f"ack_race{n:016d}"))
             ids.append(rid)
         return ids
     return db.run(insert)
@@ -47,7 +47,7 @@ def _reservations(db, partner_id: int, count: int) -> list[int]:
 
 def test_takes_racing_bookings_never_go_below_zero(services, db, lisbon):
     ids = _ids(db)
-    reservation_ids = _reservations(db, ids["partner_id"], THREADS * ROUNDS)
+    reservation_ids = _reservations(db, ids["partner_id"], ids["property_id"], THREADS * ROUNDS)
     nights = [day(i) for i in range(3)]
     # Statistics of a small table, as autovacuum leaves them during a long test run: the planner
     # then scans room_type_days sequentially, so lock order must come from the statements, not

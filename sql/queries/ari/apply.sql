@@ -161,7 +161,7 @@ ON CONFLICT (property_id, date, room_type_id) DO UPDATE SET
     closed_to_departure = CASE WHEN EXCLUDED.closed_to_departure_seq > coalesce(t.closed_to_departure_seq, -1)
                                THEN EXCLUDED.closed_to_departure ELSE t.closed_to_departure END,
     closed_to_departure_seq = greatest(t.closed_to_departure_seq, EXCLUDED.closed_to_departure_seq),
-    updated_at = now()
+    updated_at = EXCLUDED.updated_at
 WHERE EXCLUDED.available_seq > coalesce(t.available_seq, -1)
    OR EXCLUDED.closed_seq > coalesce(t.closed_seq, -1)
    OR EXCLUDED.min_stay_seq > coalesce(t.min_stay_seq, -1)
@@ -235,7 +235,7 @@ ON CONFLICT (property_id, date, room_type_id, rate_plan_id) DO UPDATE SET
     closed_to_departure = CASE WHEN EXCLUDED.closed_to_departure_seq > coalesce(t.closed_to_departure_seq, -1)
                                THEN EXCLUDED.closed_to_departure ELSE t.closed_to_departure END,
     closed_to_departure_seq = greatest(t.closed_to_departure_seq, EXCLUDED.closed_to_departure_seq),
-    updated_at = now()
+    updated_at = EXCLUDED.updated_at
 WHERE EXCLUDED.rate_seq > coalesce(t.rate_seq, -1)
    OR EXCLUDED.single_rate_seq > coalesce(t.single_rate_seq, -1)
    OR EXCLUDED.extra_adult_rate_seq > coalesce(t.extra_adult_rate_seq, -1)

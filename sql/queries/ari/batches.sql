@@ -9,11 +9,22 @@ SELECT pp.id AS mapping_id, pp.property_id, pp.hotel_code
 -- name: accept_batch(id, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count, sandbox_scenario, delay_seconds)^
 -- `delay_seconds`: for X-Sandbox-Scenario delayed_apply, how long after acceptance the batch may
 -- apply (`apply_after`, on the database's clock like `received_at`); NULL otherwise.
-INSERT INTO ari_batches (id, partner_id, environment, mapping_id, property_id, hotel_code, kind,
-                         items, item_count, sandbox_scenario, apply_after)
-VALUES (:id, :partner_id, :environment, :mapping_id, :property_id, :hotel_code, :kind,
-        :items, :item_count, :sandbox_scenario,
-        now() + make_interval(secs => CAST(:delay_seconds AS double precision)))
+-- seq is the hotel's next acceptance number, counted in property_counters (one counter per
+-- property, so one shard under Citus): the counter's row lock makes a hotel's concurrent
+-- accepts take 1, 2, 3... one after the other, held only from this last statement to the
+-- commit. A rolled-back accept (or dry run) gives its number back.
+WITH counter AS (
+    INSERT INTO property_counters AS c (property_id, last_batch_seq)
+    VALUES (:property_id, 1)
+    ON CONFLICT (property_id) DO UPDATE SET last_batch_seq = c.last_batch_seq + 1
+    RETURNING last_batch_seq
+)
+INSERT INTO ari_batches (id, seq, partner_id, environment, mapping_id, property_id, hotel_code,
+                         kind, items, item_count, sandbox_scenario, apply_after)
+SELECT :id, counter.last_batch_seq, :partner_id, :environment, :mapping_id, :property_id,
+       :hotel_code, :kind, :items, :item_count, :sandbox_scenario,
+       now() + make_interval(secs => CAST(:delay_seconds AS double precision))
+  FROM counter
 RETURNING id AS batch_id, status, item_count, apply_after;
 
 -- name: batch_outcome(id, partner_id, environment)^
@@ -23,7 +34,12 @@ SELECT id AS batch_id, kind, hotel_code, status, item_count, applied_count, reje
   FROM ari_batches
  WHERE id = :id AND partner_id = :partner_id AND environment = :environment;
 
--- name: mark_processing(id)^
+-- name: batch_hotel(id)$
+-- The hotel of a batch known by its id alone (its job, GET /ari/batches): under Citus a look at
+-- each shard's index on id; every statement after it names the hotel, so runs on one shard.
+SELECT property_id FROM ari_batches WHERE id = :id;
+
+-- name: mark_processing(property_id, id)^
 -- Committed on its own before the apply, so GET /ari/batches shows the work in hand. No row
 -- comes back, and its job has nothing to do, when the batch is finished, or locked: in a group
 -- another worker is applying (its jobs all come first in the queue, and each would otherwise
@@ -31,9 +47,11 @@ SELECT id AS batch_id, kind, hotel_code, status, item_count, applied_count, reje
 -- its own job's retry takes the batch again (it is among the oldest waiting), and recovery
 -- would requeue it in any case.
 UPDATE ari_batches SET status = 'processing', attempts = attempts + 1,
-       started_at = clock_timestamp()
- WHERE id = (SELECT id FROM ari_batches
-              WHERE id = :id AND status IN ('queued', 'processing')
+       started_at = statement_timestamp()
+ WHERE property_id = :property_id
+   AND id = (SELECT id FROM ari_batches
+              WHERE property_id = :property_id AND id = :id
+                AND status IN ('queued', 'processing')
                 FOR UPDATE SKIP LOCKED)
 RETURNING property_id, seq;
 
@@ -62,12 +80,12 @@ SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'),
 -- of those batches each has: the hotels a group tries to take. Wider than a group: the oldest
 -- batches may be the ones another worker is applying.
 SELECT property_id, count(*) AS batches
-  FROM (SELECT property_id, seq FROM ari_batches
+  FROM (SELECT property_id, received_at FROM ari_batches
          WHERE status IN ('queued', 'processing') AND property_id <> :property_id
          ORDER BY received_at
          LIMIT :window) AS waiting
  GROUP BY property_id
- ORDER BY min(seq);
+ ORDER BY min(received_at);
 
 -- name: claim_batches(property_ids, own_property_id, max_batches, max_items)
 -- The unfinished batches of the hotels this transaction holds: the own hotel's first (the job's
@@ -90,7 +108,9 @@ WITH unfinished AS (
      WHERE property_id = ANY(:property_ids) AND status IN ('queued', 'processing')
 ),
 waiting AS (
-    SELECT id, row_number() OVER w AS position, sum(item_count) OVER w AS items_up_to
+    -- claimed_at: read here, not in the UPDATE, where Citus allows no function in a CASE.
+    SELECT id, row_number() OVER w AS position, sum(item_count) OVER w AS items_up_to,
+           statement_timestamp() AS claimed_at
       FROM unfinished
      WHERE held_back IS NOT TRUE
     WINDOW w AS (ORDER BY property_id <> :own_property_id, seq)
@@ -100,7 +120,7 @@ waiting AS (
 UPDATE ari_batches b
    SET status = 'processing',
        attempts = b.attempts + CASE WHEN b.status = 'queued' THEN 1 ELSE 0 END,
-       started_at = CASE WHEN b.status = 'queued' THEN clock_timestamp() ELSE b.started_at END
+       started_at = CASE WHEN b.status = 'queued' THEN w.claimed_at ELSE b.started_at END
   FROM waiting w
  WHERE b.id = w.id AND (w.position = 1 OR w.items_up_to <= :max_items)
    AND b.status IN ('queued', 'processing')
@@ -115,17 +135,20 @@ UPDATE ari_batches b
                      ELSE 'partially_applied' END,
        applied_count = (o.outcome->>'applied_count')::integer,
        rejected_count = (o.outcome->>'rejected_count')::integer,
-       -- The moment the outcome is written, not the transaction's start (now()).
-       rejected = o.outcome->'rejected', applied_at = clock_timestamp(), failure = NULL
+       -- The moment the outcome is written, not the transaction's start (now()); the
+       -- statement's start rather than clock_timestamp(): Citus refuses volatile functions in
+       -- an UPDATE of a distributed table.
+       rejected = o.outcome->'rejected', applied_at = statement_timestamp(), failure = NULL
   FROM jsonb_each(:outcomes) AS o(id, outcome)
  WHERE b.id = o.id;
 
--- name: batch_unfinished(id)^
-SELECT 1 AS unfinished FROM ari_batches WHERE id = :id AND status IN ('queued', 'processing');
+-- name: batch_unfinished(property_id, id)^
+SELECT 1 AS unfinished FROM ari_batches
+ WHERE property_id = :property_id AND id = :id AND status IN ('queued', 'processing');
 
 -- name: fail_batch(id, failure)!
 -- Processing itself failed, after the job's retries: reported, and left for an operator.
-UPDATE ari_batches SET status = 'failed', failure = :failure, applied_at = clock_timestamp()
+UPDATE ari_batches SET status = 'failed', failure = :failure, applied_at = statement_timestamp()
  WHERE id = :id AND status IN ('queued', 'processing');
 
 -- name: stranded_batches(older_than_seconds, max_count)

@@ -1,19 +1,34 @@
--- name: claim_reference(partner_id, environment, partner_reference)^
--- The first statement of POST /bookings. A concurrent duplicate waits here on the primary key
--- until the first transaction ends; no row back means the reference is already a booking.
-INSERT INTO booking_claims (partner_id, environment, partner_reference, booking_id)
-VALUES (:partner_id, :environment, :partner_reference, nextval('bookings_id_seq'))
+-- name: booked_property(partner_id, environment, hotel_code)$
+-- The property the claim will say the booking lives with: the caller's mapping of the hotel
+-- code, active or not (NULL when unmapped: the booking then answers 404 after the claim, and
+-- rolls the claim back).
+SELECT property_id FROM partner_properties
+ WHERE partner_id = :partner_id AND environment = :environment AND hotel_code = :hotel_code;
+
+-- name: claim_reference(partner_id, environment, partner_reference, property_id)^
+-- The first statement of POST /bookings that writes. A concurrent duplicate waits here on the
+-- primary key until the first transaction ends; no row back means the reference is already a
+-- booking. The claim is the only home of the reference's uniqueness (under Citus it is sharded
+-- by partner, the booking by property: both commit together in one transaction, with two-phase
+-- commit when their shards differ). The booking id is drawn here from the one sequence.
+INSERT INTO booking_claims (partner_id, environment, partner_reference, booking_id, property_id)
+VALUES (:partner_id, :environment, :partner_reference, nextval('bookings_id_seq'), :property_id)
 ON CONFLICT (partner_id, environment, partner_reference) DO NOTHING
 RETURNING booking_id;
 
--- name: find_booking(partner_id, environment, partner_reference)^
--- A booking of the caller, whatever its mapping's distribution state (a pause hides a property
--- from selling, not from the bookings already made).
+-- name: find_claim(partner_id, environment, partner_reference)^
+-- Where the caller's booking of a reference lives (a committed claim always has its booking).
+SELECT booking_id, property_id FROM booking_claims
+ WHERE partner_id = :partner_id AND environment = :environment
+   AND partner_reference = :partner_reference;
+
+-- name: find_booking(property_id, booking_id)^
+-- A booking of the caller (found through its claim), whatever its mapping's distribution state
+-- (a pause hides a property from selling, not from the bookings already made).
 SELECT b.*, pr.timezone
   FROM bookings b
   JOIN properties pr ON pr.id = b.property_id
- WHERE b.partner_id = :partner_id AND b.environment = :environment
-   AND b.partner_reference = :partner_reference;
+ WHERE b.property_id = :property_id AND b.id = :booking_id;
 
 -- name: change_inventory(property_id, room_type_id, check_in, check_out, change)
 -- Every night of the stay in one statement: `change` rooms added to each (negative: a booking
@@ -54,11 +69,11 @@ VALUES (:id, :partner_id, :environment, :partner_reference, :confirmation_number
         :policy_fx_rate, :nationality, :guests, :contact, :special_requests, :arrival_time)
 RETURNING *;
 
--- name: mark_cancelled(id, cancelled_at, penalty_amount, cancel_reason)^
+-- name: mark_cancelled(property_id, id, cancelled_at, penalty_amount, cancel_reason)^
 -- The transition itself is the guard: of two concurrent cancels only one gets the row back,
 -- and only that one releases the inventory.
 UPDATE bookings
    SET status = 'cancelled', cancelled_at = :cancelled_at, penalty_amount = :penalty_amount,
        cancel_reason = :cancel_reason
- WHERE id = :id AND status = 'confirmed'
+ WHERE property_id = :property_id AND id = :id AND status = 'confirmed'
 RETURNING *;

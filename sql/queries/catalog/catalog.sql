@@ -5,7 +5,7 @@ INSERT INTO properties (code, name, environment, country, timezone, currency, ma
 VALUES (:code, :name, :environment, :country, :timezone, :currency, :max_child_age)
 ON CONFLICT (code) DO UPDATE
    SET name = EXCLUDED.name, country = EXCLUDED.country, timezone = EXCLUDED.timezone,
-       currency = EXCLUDED.currency, max_child_age = EXCLUDED.max_child_age, updated_at = now()
+       currency = EXCLUDED.currency, max_child_age = EXCLUDED.max_child_age, updated_at = EXCLUDED.updated_at
  WHERE properties.environment = EXCLUDED.environment
 RETURNING id;
 
@@ -50,7 +50,7 @@ ON CONFLICT DO NOTHING;
 
 -- name: upsert_partner(code, name)^
 INSERT INTO partners (code, name) VALUES (:code, :name)
-ON CONFLICT (code) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
+ON CONFLICT (code) DO UPDATE SET name = EXCLUDED.name, updated_at = EXCLUDED.updated_at
 RETURNING id;
 
 -- name: find_property(code)^
@@ -61,7 +61,7 @@ SELECT id, environment FROM properties WHERE code = :code;
 INSERT INTO partner_properties (partner_id, property_id, environment, hotel_code, distribution_active)
 VALUES (:partner_id, :property_id, :environment, :hotel_code, :active)
 ON CONFLICT (partner_id, property_id) DO UPDATE
-   SET hotel_code = EXCLUDED.hotel_code, updated_at = now()
+   SET hotel_code = EXCLUDED.hotel_code, updated_at = EXCLUDED.updated_at
 RETURNING id;
 
 -- name: clear_mapping_codes(mapping_id)!
@@ -82,7 +82,7 @@ SELECT :mapping_id, :property_id, t.id, t.code
 
 -- name: upsert_fx_rate(base, quote, rate)!
 INSERT INTO fx_rates (base, quote, rate) VALUES (:base, :quote, :rate)
-ON CONFLICT (base, quote) DO UPDATE SET rate = EXCLUDED.rate, updated_at = now();
+ON CONFLICT (base, quote) DO UPDATE SET rate = EXCLUDED.rate, updated_at = EXCLUDED.updated_at;
 
 -- name: plans_priced_without_fx()
 -- Rate plans priced in another currency than their property's with no FX rate between the two:

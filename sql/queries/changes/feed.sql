@@ -47,6 +47,11 @@ SELECT h.horizon::text AS horizon, (SELECT through_xid::text FROM change_log_pru
   FROM h LEFT JOIN page p ON true
  ORDER BY p.xid, p.id;
 
+-- name: record_distribution_change(property_id, partner_id)!
+-- A pause or resume of one partner's mapping: only that partner sees it.
+INSERT INTO change_log (property_id, partner_id, kinds)
+VALUES (:property_id, :partner_id, ARRAY['distribution']);
+
 -- name: record_content_change(property_id)!
 -- A catalogue load changed the property's room types, rate plans, their policies or a
 -- partner's codes for them.
@@ -92,6 +97,6 @@ mark AS (
     SELECT max(xid) FROM old HAVING max(xid) IS NOT NULL
     ON CONFLICT (only_row) DO UPDATE
        SET through_xid = greatest(change_log_pruned.through_xid, EXCLUDED.through_xid),
-           pruned_at = now()
+           pruned_at = EXCLUDED.pruned_at
 )
 SELECT count(*) AS pruned FROM old;

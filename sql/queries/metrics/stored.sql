@@ -11,7 +11,8 @@ SELECT status, count(*) AS batches,
 
 -- name: recently_finished_batches(window_seconds, scan_limit, bounds)
 -- Batches finished in the last :window_seconds, looked for among the last :scan_limit accepted
--- (a range of the seq index). apply_bucket / total_bucket: how many of :bounds (ascending
+-- (the newest of ari_batches_received_idx; seq is counted per hotel, so it cannot say which
+-- batches are the newest of all). apply_bucket / total_bucket: how many of :bounds (ascending
 -- seconds) the apply time (started_at -> applied_at) and the time since acceptance
 -- (received_at -> applied_at) exceed, so bucket k holds the values <= bounds[k] (Prometheus'
 -- `le`); len(bounds) means above them all. A batch that failed before it started has no apply
@@ -22,9 +23,9 @@ SELECT status, apply_bucket, total_bucket, count(*) AS batches,
   FROM (SELECT b.status,
                extract(epoch FROM b.applied_at - b.started_at) AS apply_seconds,
                extract(epoch FROM b.applied_at - b.received_at) AS total_seconds
-          FROM ari_batches AS b
-         WHERE b.seq > (SELECT coalesce(max(seq), 0) FROM ari_batches) - :scan_limit
-           AND b.status IN ('applied', 'partially_applied', 'rejected', 'failed')
+          FROM (SELECT status, started_at, received_at, applied_at FROM ari_batches
+                 ORDER BY received_at DESC LIMIT :scan_limit) AS b
+         WHERE b.status IN ('applied', 'partially_applied', 'rejected', 'failed')
            AND b.applied_at >= clock_timestamp() - make_interval(secs => :window_seconds)
        ) AS finished
        CROSS JOIN LATERAL (
@@ -36,13 +37,13 @@ SELECT status, apply_bucket, total_bucket, count(*) AS batches,
  GROUP BY status, apply_bucket, total_bucket;
 
 -- name: recently_accepted_batches(window_seconds, scan_limit)^
--- Batches (and their items) accepted in the last :window_seconds, among the last :scan_limit
--- accepted (a range of the seq index): against the batches finished in the same window, the
+-- Batches (and their items) accepted in the last :window_seconds, at most the last :scan_limit
+-- accepted (ari_batches_received_idx): against the batches finished in the same window, the
 -- rate the workers must keep up with.
 SELECT count(*) AS batches, coalesce(sum(item_count), 0)::bigint AS items
-  FROM ari_batches
- WHERE seq > (SELECT coalesce(max(seq), 0) FROM ari_batches) - :scan_limit
-   AND received_at >= clock_timestamp() - make_interval(secs => :window_seconds);
+  FROM (SELECT item_count FROM ari_batches
+         WHERE received_at >= clock_timestamp() - make_interval(secs => :window_seconds)
+         ORDER BY received_at DESC LIMIT :scan_limit) AS recent;
 
 -- name: open_reconciliation_items()$
 -- Through reconciliation_items_open_idx (partial on resolved_at IS NULL).

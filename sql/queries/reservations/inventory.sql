@@ -33,29 +33,33 @@ SELECT :reservation_id, :version, :property_id, w.room_type_id, w.date, w.rooms,
   FROM wanted w LEFT JOIN taken t USING (room_type_id, date)
 RETURNING room_type_id, date, wanted, taken;
 
--- name: release_inventory(reservation_id)
+-- name: release_inventory(property_id, reservation_id)
 -- Gives back exactly what the reservation's held nights took (never their shortfall) and marks
 -- them released, so a second release finds nothing.
 WITH released AS (
     UPDATE reservation_nights SET released_at = now()
-     WHERE reservation_id = :reservation_id AND released_at IS NULL
-    RETURNING property_id, room_type_id, date, taken
+     WHERE property_id = :property_id AND reservation_id = :reservation_id
+       AND released_at IS NULL
+    RETURNING room_type_id, date, taken
 ),
 owed AS (
-    SELECT property_id, room_type_id, date, sum(taken)::integer AS taken
+    SELECT room_type_id, date, sum(taken)::integer AS taken
       FROM released WHERE taken > 0
-     GROUP BY property_id, room_type_id, date
+     GROUP BY room_type_id, date
 ),
+-- Every statement names the property (all of a reservation's nights are its hotel's): one
+-- shard, and under Citus a FOR UPDATE is allowed only there.
 locked AS MATERIALIZED (
-    SELECT d.property_id, d.room_type_id, d.date
-      FROM room_type_days d JOIN owed o USING (property_id, room_type_id, date)
+    SELECT d.room_type_id, d.date
+      FROM room_type_days d JOIN owed o USING (room_type_id, date)
+     WHERE d.property_id = :property_id
      ORDER BY d.date, d.room_type_id
        FOR UPDATE OF d
 )
 UPDATE room_type_days d
    SET available = d.available + o.taken, updated_at = now()
-  FROM owed o JOIN locked l USING (property_id, room_type_id, date)
- WHERE d.property_id = o.property_id AND d.room_type_id = o.room_type_id AND d.date = o.date
+  FROM owed o JOIN locked l USING (room_type_id, date)
+ WHERE d.property_id = :property_id AND d.room_type_id = o.room_type_id AND d.date = o.date
 RETURNING d.room_type_id, d.date, o.taken;
 
 -- name: lock_nights(property_id, reservation_id, wanted)
@@ -70,7 +74,8 @@ WITH nights AS (
       FROM jsonb_to_recordset(:wanted::jsonb) AS w(room_type_id bigint, date date)
     UNION
     SELECT n.room_type_id, n.date FROM reservation_nights n
-     WHERE n.reservation_id = :reservation_id AND n.released_at IS NULL
+     WHERE n.property_id = :property_id AND n.reservation_id = :reservation_id
+       AND n.released_at IS NULL
 )
 SELECT d.room_type_id, d.date
   FROM nights t

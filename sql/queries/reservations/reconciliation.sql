@@ -1,20 +1,20 @@
--- name: record_reconciliation(reservation_id, version, items)
+-- name: record_reconciliation(property_id, reservation_id, version, items)
 -- items: jsonb [{"code", "message", "details"}].
-INSERT INTO reconciliation_items (reservation_id, version, code, message, details)
-SELECT :reservation_id, :version, i.code, i.message, coalesce(i.details, '{}')
+INSERT INTO reconciliation_items (property_id, reservation_id, version, code, message, details)
+SELECT :property_id, :reservation_id, :version, i.code, i.message, coalesce(i.details, '{}')
   FROM jsonb_to_recordset(:items::jsonb) AS i(code text, message text, details jsonb)
 RETURNING id;
 
--- name: reconciliation_of_version(reservation_id, version)
+-- name: reconciliation_of_version(property_id, reservation_id, version)
 SELECT code, message FROM reconciliation_items
- WHERE reservation_id = :reservation_id AND version = :version
+ WHERE property_id = :property_id AND reservation_id = :reservation_id AND version = :version
  ORDER BY id;
 
 -- name: list_reconciliation(partner_code, unresolved_only)
 SELECT ri.id, pa.code AS partner_code, r.environment, r.partner_reference AS reference,
        ri.code, ri.message, ri.details, ri.created_at, ri.resolved_at
   FROM reconciliation_items ri
-  JOIN reservations r ON r.id = ri.reservation_id
+  JOIN reservations r ON r.property_id = ri.property_id AND r.id = ri.reservation_id
   JOIN partners pa ON pa.id = r.partner_id
  WHERE (:partner_code::text IS NULL OR pa.code = :partner_code::text)
    AND (NOT :unresolved_only::boolean OR ri.resolved_at IS NULL)
