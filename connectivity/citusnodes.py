@@ -133,6 +133,11 @@ class Node:
         settings.write_text(node_settings(self.port, durable=self.durable))
         if self.user:
             shutil.chown(settings, self.user)
+        conf = self.pgdata / "postgresql.conf"
+        include = f"include '{SETTINGS_FILE}'"
+        if include not in conf.read_text():  # data made before the settings had a file
+            with open(conf, "a") as f:
+                f.write(f"\n{include}\n")
         _run([PG_BIN / "pg_ctl", "-D", self.pgdata, "-l", self.log, "-w", "-t", "60", "start"],
              self.user)
         wait_for_port(self.port, f"Citus {self.name}")
