@@ -69,6 +69,7 @@ def distribute(conn: psycopg.Connection, shard_count: int = DEFAULT_SHARD_COUNT)
         present = {row["table_name"] for row in q.tables_to_place(conn)}
         try:
             with conn.transaction():
+                q.copy_rows_without_triggers(conn)
                 results = _place_all(conn, present, shard_count)
                 if any(p.failed for p in results):
                     raise _Refused(results)

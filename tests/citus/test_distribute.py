@@ -7,6 +7,7 @@ import psycopg
 import pytest
 
 from connectivity import sharding
+from tests.bookings.conftest import START as BOOKING_START
 from tests.oncitus import TEST_SHARD_COUNT
 
 PLACEMENTS = """
@@ -58,3 +59,45 @@ def test_a_second_run_changes_nothing(app, citus):
     assert "nothing to do: already distributed" in result.output
     assert " placed\n" not in result.output
     assert placements(citus.url) == before
+
+
+def test_distributing_filled_tables_copies_their_rows_and_logs_no_change(citus, settings):
+    """A database loaded before it is distributed: its rows move into the shards, and the day
+    tables' change-log triggers stay silent while they are copied (copying is no change)."""
+    import dataclasses
+    import uuid
+    from pathlib import Path
+
+    from psycopg.rows import dict_row
+
+    from app import create_app
+    from connectivity.operator.catalog import load_catalog, parse_catalog
+    from connectivity.operator.citus import distribute
+    from connectivity.operator.migrations import upgrade
+    from tests.discovery.ari import set_room_days, stay_dates
+
+    database = f"filled_{uuid.uuid4().hex[:8]}"
+    citus.cluster.prepare_database(database)
+    url = citus.cluster.url(database)
+    try:
+        upgrade(url)
+        application = create_app(dataclasses.replace(settings, database_url=url))
+        db = application.extensions["connectivity.db"]
+        demo = Path(__file__).resolve().parents[2] / "docs" / "demo-catalog.json"
+        db.run(load_catalog, parse_catalog(demo.read_text()))
+        set_room_days(db, "LIS1", "DBL", stay_dates(BOOKING_START, 30), available=5)
+        set_room_days(db, "OPO1", "TWN", stay_dates(BOOKING_START, 30), available=3)
+        for name in ("db", "guards", "reads"):
+            application.extensions[f"connectivity.{name}"].close()
+        count = "SELECT (SELECT count(*) FROM room_type_days), (SELECT count(*) FROM change_log)"
+        with psycopg.connect(url) as conn:
+            before = conn.execute(count).fetchone()
+        with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
+            results = distribute(conn, TEST_SHARD_COUNT)
+        assert not [p for p in results if p.failed], [p.line() for p in results]
+        assert "room_type_days" in placements(url)
+        with psycopg.connect(url) as conn:
+            assert conn.execute(count).fetchone() == before
+            assert before[0] == 60
+    finally:
+        citus.cluster.drop_database(database)

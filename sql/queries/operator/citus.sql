@@ -33,6 +33,14 @@ SELECT c.relname AS table_name, p.partmethod, p.repmodel, p.colocationid,
 -- identity column ("cannot complete operation on a table with identity column").
 SET citus.enable_local_reference_table_foreign_keys = off;
 
+-- name: copy_rows_without_triggers#
+-- For this transaction, on the coordinator and on the workers it opens connections to: the rows
+-- of a filled table are copied into its shards with the shards' triggers silent. Copying is not
+-- a change: the day tables' change-log triggers would otherwise log every stored row as changed
+-- (and fail outright while change_log is not distributed yet).
+SET LOCAL citus.propagate_set_commands = 'local';
+SET LOCAL session_replication_role = 'replica';
+
 -- name: create_reference_table(table_name)$
 SELECT create_reference_table(:table_name::regclass)::text;
 
