@@ -13,7 +13,6 @@ and joins the workers to it (the order the facts in ../shared/citus/README.md de
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
 import socket
 import subprocess
@@ -26,7 +25,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from .devstack import ROOT
-from .devtopology import wait_for_port
+from .devtopology import _run, wait_for_port
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 CITUS_LIBRARY = Path("/usr/lib/postgresql/15/lib/citus.so")
@@ -146,16 +145,6 @@ class Node:
         if self.running():
             _run([PG_BIN / "pg_ctl", "-D", self.pgdata, "-m", mode, "-w", "-t", "60", "stop"],
                  self.user)
-
-
-def _run(args: list, user: str | None) -> None:
-    # HOME is the service user's: with root's, the nodes' own connections to each other look
-    # for client certificates under /root/.postgresql and fail on its permissions.
-    env = {**os.environ, "HOME": pwd.getpwnam(user).pw_dir} if user else None
-    result = subprocess.run([str(a) for a in args], user=user, env=env, capture_output=True,
-                            text=True, timeout=120, check=False)
-    if result.returncode != 0:
-        raise RuntimeError(f"{Path(str(args[0])).name} failed: {result.stderr.strip()[-2000:]}")
 
 
 def _answers(port: int) -> bool:
