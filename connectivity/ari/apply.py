@@ -81,7 +81,8 @@ def _apply_group(conn, batch_id: str, property_id: int, wait: bool, on_connectio
         return {}
     if on_claimed is not None:
         on_claimed([batch["id"] for batch in group if batch["id"] != batch_id])
-    rejected = stage_batches(conn, [batch["id"] for batch in group])
+    rejected = stage_batches(conn, [batch["id"] for batch in group],
+                             [batch["property_id"] for batch in group])
     # One upsert per day table for the whole group: a value's seq (batch seq x 8192 + item
     # index) picks the newest per field, as it does between separate transactions.
     write_staged_values(conn)
@@ -125,7 +126,7 @@ def lock_waiting_hotels(conn, property_id: int) -> list[int]:
     return held
 
 
-def stage_batches(conn, batch_ids: list[str]) -> dict[str, list[dict]]:
+def stage_batches(conn, batch_ids: list[str], property_ids: list[int]) -> dict[str, list[dict]]:
     """Judge every item of the stored batches by the rejection rules (stage_batch_items) and
     stage the values of those that can apply in `pushed_values`; each batch's rejected items,
     as its outcome reports them. The worker (a group) and the dry run (one batch) both come
@@ -133,7 +134,8 @@ def stage_batches(conn, batch_ids: list[str]) -> dict[str, list[dict]]:
     q = queries().ari
     q.create_pushed_values(conn)
     rejected = defaultdict(list)
-    for row in q.stage_batch_items(conn, batch_ids=batch_ids):
+    for row in q.stage_batch_items(conn, batch_ids=batch_ids,
+                                   property_ids=sorted(set(property_ids))):
         rejected[row["batch_id"]].append({"index": row["index"], "code": row["code"],
                                           "message": rejection_message(row)})
     return rejected
@@ -152,7 +154,8 @@ def finish_batches(conn, group: list[dict], rejected: dict[str, list[dict]]) -> 
                 for batch in group}
     queries().ari.finish_batches(conn, outcomes=Jsonb(
         {batch_id: {**outcome, "rejected": rejected[batch_id]}
-         for batch_id, outcome in outcomes.items()}))
+         for batch_id, outcome in outcomes.items()}),
+        property_ids=sorted({batch["property_id"] for batch in group}))
     return outcomes
 
 

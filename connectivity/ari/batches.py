@@ -59,7 +59,8 @@ def store_batch(conn, caller: Caller, batch_id: str, kind: str, request: dict,
                                 environment=caller.environment, hotel_code=request["hotel_code"])
     if hotel is None:
         raise NotFound(f"hotel {request['hotel_code']!r} is not mapped for this partner")
-    return q.accept_batch(conn, id=batch_id, partner_id=caller.partner_id,
+    seq = q.next_batch_seq(conn, property_id=hotel["property_id"])
+    return q.accept_batch(conn, id=batch_id, seq=seq, partner_id=caller.partner_id,
                           environment=caller.environment, mapping_id=hotel["mapping_id"],
                           property_id=hotel["property_id"], hotel_code=hotel["hotel_code"],
                           kind=kind, items=_items_json(request["items"]),

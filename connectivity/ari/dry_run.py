@@ -35,8 +35,9 @@ def _dry_run(conn, caller: Caller, kind: str, request: dict) -> str:
     with conn.transaction(force_rollback=True):
         batch_id = str(uuid.uuid4())
         store_batch(conn, caller, batch_id, kind, request)  # 404 when not mapped
-        batch_seq = q.dry_run_batch_seq(conn, id=batch_id)["seq"]
-        rejected = stage_batches(conn, [batch_id])[batch_id]
+        batch = q.dry_run_batch_seq(conn, id=batch_id)
+        batch_seq = batch["seq"]
+        rejected = stage_batches(conn, [batch_id], [batch["property_id"]])[batch_id]
         q.keep_days_before_dry_run(conn)
         write_staged_values(conn)
         changes = q.dry_run_changes(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Mapping
 
 from psycopg.types.json import Jsonb
@@ -32,9 +33,20 @@ def take_inventory(conn, reservation_id: int, version: int, property_id: int,
     # zero (a 500 from the CHECK, found by `make soak`). Once locked here, the next statement's
     # snapshot sees the latest committed values and nothing else can change them.
     lock_nights(conn, reservation_id, property_id, wanted)
-    return queries().reservations.take_inventory(
-        conn, reservation_id=reservation_id, version=version, property_id=property_id,
-        wanted=Jsonb(wanted))
+    rooms = Counter()
+    for want in wanted:
+        rooms[(want["room_type_id"], dt.date.fromisoformat(want["date"]))] += want["rooms"]
+    q = queries().reservations
+    taken = {(row["room_type_id"], row["date"]): row["taken"] for row in q.take_inventory(
+        conn, property_id=property_id, wanted=Jsonb(
+            [{"room_type_id": room_type_id, "date": date.isoformat(), "rooms": n}
+             for (room_type_id, date), n in rooms.items()]))}
+    nights = [{"room_type_id": room_type_id, "date": date, "wanted": n,
+               "taken": taken.get((room_type_id, date), 0)}
+              for (room_type_id, date), n in sorted(rooms.items(), key=lambda r: r[0][::-1])]
+    q.record_nights(conn, [{**night, "reservation_id": reservation_id, "version": version,
+                            "property_id": property_id} for night in nights])
+    return nights
 
 
 def release_inventory(conn, property_id: int, reservation_id: int) -> list[dict]:

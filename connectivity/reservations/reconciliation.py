@@ -12,10 +12,10 @@ from .findings import Finding
 def record_reconciliation(conn, property_id: int, reservation_id: int, version: int,
                           findings: list[Finding]) -> None:
     if findings:
-        queries().reservations.record_reconciliation(
-            conn, property_id=property_id, reservation_id=reservation_id, version=version,
-            items=Jsonb([{"code": f.code, "message": f.message, "details": f.details}
-                         for f in findings]))
+        queries().reservations.record_reconciliation(conn, [
+            {"property_id": property_id, "reservation_id": reservation_id, "version": version,
+             "code": f.code, "message": f.message, "details": Jsonb(f.details or {})}
+            for f in findings])
 
 
 def reconciliation_of(conn, property_id: int, reservation_id: int, version: int) -> list[dict]:

@@ -219,8 +219,9 @@ def _at(row: dict) -> dict:
 def _record(conn, row: dict, kind: str, raw: str, request_id: str,
             replay_of: dict | None = None) -> dict:
     ack_id = replay_of["ack_id"] if replay_of else f"ack_{secrets.token_hex(12)}"
-    return queries().reservations.record_version(
-        conn, **_at(row), kind=kind, ack_id=ack_id,
+    q = queries().reservations
+    return q.record_version(
+        conn, **_at(row), version=q.next_version(conn, **_at(row)), kind=kind, ack_id=ack_id,
         replay_of=replay_of["version"] if replay_of else None, payload=raw,
         request_id=request_id)
 

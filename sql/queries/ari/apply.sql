@@ -24,7 +24,7 @@ CREATE TEMP TABLE pushed_values (
     closed_to_departure  boolean
 ) ON COMMIT DROP;
 
--- name: stage_batch_items(batch_ids)
+-- name: stage_batch_items(batch_ids, property_ids)
 -- Judges every item of the batches (a group: one statement whatever its size) against the
 -- partner's mapping (contract section 8), stages the values of those that can apply, and
 -- returns the others with their batch and rejection code.
@@ -35,7 +35,7 @@ WITH batch AS (
            (now() AT TIME ZONE pr.timezone)::date AS today
       FROM ari_batches b
       JOIN properties pr ON pr.id = b.property_id
-     WHERE b.id = ANY(:batch_ids)
+     WHERE b.property_id = ANY(:property_ids) AND b.id = ANY(:batch_ids)
 ),
 item AS (
     SELECT b.id AS batch_id, b.seq * 8192 + (e.ord - 1) AS seq, (e.ord - 1)::integer AS index,

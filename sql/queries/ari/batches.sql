@@ -6,25 +6,26 @@ SELECT pp.id AS mapping_id, pp.property_id, pp.hotel_code
  WHERE pp.partner_id = :partner_id AND pp.environment = :environment
    AND pp.hotel_code = :hotel_code;
 
--- name: accept_batch(id, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count, sandbox_scenario, delay_seconds)^
+-- name: next_batch_seq(property_id)$
+-- The hotel's next acceptance number, counted in property_counters (one counter per property,
+-- so one shard under Citus): the counter's row lock makes a hotel's concurrent accepts take
+-- 1, 2, 3... one after the other, held from here, the accept's last statements, to its commit.
+-- A rolled-back accept (or dry run) gives its number back.
+INSERT INTO property_counters AS c (property_id, last_batch_seq)
+VALUES (:property_id, 1)
+ON CONFLICT (property_id) DO UPDATE SET last_batch_seq = c.last_batch_seq + 1
+RETURNING last_batch_seq;
+
+-- name: accept_batch(id, seq, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count, sandbox_scenario, delay_seconds)^
 -- `delay_seconds`: for X-Sandbox-Scenario delayed_apply, how long after acceptance the batch may
--- apply (`apply_after`, on the database's clock like `received_at`); NULL otherwise.
--- seq is the hotel's next acceptance number, counted in property_counters (one counter per
--- property, so one shard under Citus): the counter's row lock makes a hotel's concurrent
--- accepts take 1, 2, 3... one after the other, held only from this last statement to the
--- commit. A rolled-back accept (or dry run) gives its number back.
-WITH counter AS (
-    INSERT INTO property_counters AS c (property_id, last_batch_seq)
-    VALUES (:property_id, 1)
-    ON CONFLICT (property_id) DO UPDATE SET last_batch_seq = c.last_batch_seq + 1
-    RETURNING last_batch_seq
-)
+-- apply (`apply_after`, on the database's clock like `received_at`); NULL otherwise. A plain
+-- VALUES insert after next_batch_seq rather than one INSERT ... SELECT from the counter: Citus
+-- routes this to the hotel's shard; it would pull that one through the coordinator.
 INSERT INTO ari_batches (id, seq, partner_id, environment, mapping_id, property_id, hotel_code,
                          kind, items, item_count, sandbox_scenario, apply_after)
-SELECT :id, counter.last_batch_seq, :partner_id, :environment, :mapping_id, :property_id,
-       :hotel_code, :kind, :items, :item_count, :sandbox_scenario,
-       now() + make_interval(secs => CAST(:delay_seconds AS double precision))
-  FROM counter
+VALUES (:id, :seq, :partner_id, :environment, :mapping_id, :property_id, :hotel_code, :kind,
+        :items, :item_count, :sandbox_scenario,
+        now() + make_interval(secs => CAST(:delay_seconds AS double precision)))
 RETURNING id AS batch_id, status, item_count, apply_after;
 
 -- name: batch_outcome(id, partner_id, environment)^
@@ -122,11 +123,13 @@ UPDATE ari_batches b
        attempts = b.attempts + CASE WHEN b.status = 'queued' THEN 1 ELSE 0 END,
        started_at = CASE WHEN b.status = 'queued' THEN w.claimed_at ELSE b.started_at END
   FROM waiting w
- WHERE b.id = w.id AND (w.position = 1 OR w.items_up_to <= :max_items)
+ -- (property_ids again: under Citus, only the held hotels' shards are touched)
+ WHERE b.property_id = ANY(:property_ids)
+   AND b.id = w.id AND (w.position = 1 OR w.items_up_to <= :max_items)
    AND b.status IN ('queued', 'processing')
-RETURNING b.id, b.seq, b.kind, b.item_count;
+RETURNING b.id, b.property_id, b.seq, b.kind, b.item_count;
 
--- name: finish_batches(outcomes)!
+-- name: finish_batches(outcomes, property_ids)!
 -- Every batch of a group with its own outcome, in one statement: outcomes is a JSON object
 -- {batch id: {"applied_count", "rejected_count", "rejected"}}.
 UPDATE ari_batches b
@@ -140,7 +143,9 @@ UPDATE ari_batches b
        -- an UPDATE of a distributed table.
        rejected = o.outcome->'rejected', applied_at = statement_timestamp(), failure = NULL
   FROM jsonb_each(:outcomes) AS o(id, outcome)
- WHERE b.id = o.id;
+ -- (property_ids: under Citus, only the group's hotels' shards are touched)
+ WHERE b.property_id = ANY(:property_ids)
+   AND b.id = o.id;
 
 -- name: batch_unfinished(property_id, id)^
 SELECT 1 AS unfinished FROM ari_batches

@@ -87,4 +87,4 @@ SELECT coalesce(json_agg(json_build_object(
 
 -- name: dry_run_batch_seq(id)^
 -- The acceptance order the dry run's own (never committed) batch drew.
-SELECT seq FROM ari_batches WHERE id = :id;
+SELECT seq, property_id FROM ari_batches WHERE id = :id;

@@ -24,10 +24,7 @@
 -- inside the same sum), and for the usual party and hotel that expression is the rate plus the
 -- plan's extra adults. On the bench data set this took the statement from 88 ms to 43 ms
 -- (p50 of `make bench`'s search-floor, same machine and data; docs/benchmarks.md).
-WITH stay AS (
-    SELECT :check_in::date AS check_in, :check_out::date AS check_out,
-           :check_out::date - :check_in::date AS nights, :rooms::int AS rooms
-),
+WITH
 -- The hotels, each with the requested rooms as it prices them: a child older than the
 -- property's max_child_age counts and pays as an adult; a child of unknown age is a child.
 hotel AS MATERIALIZED (
@@ -133,46 +130,68 @@ plans AS MATERIALIZED (
                    max(extra_adults) FILTER (WHERE sellable) AS charged_adults
               FROM (SELECT *, admits AND fx_rate IS NOT NULL AS sellable FROM plan) p
              GROUP BY property_id, fitting_room_types) pl
-)
-SELECT h.hotel_code, h.target AS currency, h.timezone, h.check_in_past,
-       coalesce(ps.unconvertible, false) AS currency_unsupported,
-       best.total AS lowest_total_amount
-  FROM hotel h
- CROSS JOIN stay s
-  LEFT JOIN plans ps ON ps.property_id = h.property_id
-  -- Room types with the rooms for every night and no room-type-level restriction in the way.
-  LEFT JOIN LATERAL (
-    SELECT ARRAY(
-        SELECT d.room_type_id
-          FROM room_type_days d
-         WHERE d.property_id = h.property_id
-           AND d.date >= s.check_in AND d.date < s.check_out
-         GROUP BY d.room_type_id
-        HAVING count(*) FILTER (WHERE d.available >= s.rooms AND d.closed IS NOT TRUE) = s.nights
-           AND count(*) FILTER (WHERE d.date = s.check_in AND (d.closed_to_arrival
-                                      OR d.min_stay > s.nights OR d.max_stay < s.nights)) = 0
-    ) AS ids,
-    -- Closed to departure on the check-out day: read from a partial index of the few such rows,
-    -- so the day after the stay is not read for each room type and plan.
-    ARRAY(SELECT d.room_type_id FROM room_type_days d
-           WHERE d.property_id = h.property_id AND d.date = s.check_out
-             AND d.closed_to_departure) AS departure_closed_ids,
-    ARRAY(SELECT (d.rate_plan_id << 32) | d.room_type_id FROM rate_plan_days d
-           WHERE d.property_id = h.property_id AND d.date = s.check_out
-             AND d.closed_to_departure) AS departure_closed_offers
-  ) open_room_types ON true
-  -- The cheapest offer open every night at rate-plan level too. Each night's amount for all
-  -- rooms is rounded in the plan's currency, converted, rounded again; the total is their sum.
-  -- A closed night, or one without a price this party needs, is NaN, which a numeric sum keeps:
-  -- one aggregate says both "sellable every night" and "from what total".
-  --
-  -- The hotel's rows for the stay are one index range, aggregated per (room type, rate plan)
-  -- as they come; which of those groups are offers, and open, is checked on the ~30 groups
-  -- afterwards (OFFSET 0 keeps the planner from pushing those checks down onto every row).
-  LEFT JOIN LATERAL (
-    SELECT min(offer.total) AS total
+),
+-- The day tables are read per hotel, in LATERAL subqueries grouped by property_id: under Citus
+-- (the day tables sharded by property, the hotels' CTEs sent to the shards like reference
+-- tables) each is pushed down whole to the shard of its hotel; Citus pushes down a lateral
+-- subquery that groups by the distribution column, but no outer lateral join, hence inner
+-- joins here and the LEFT JOINs of the final SELECT.
+--
+-- Room types with the rooms for every night and no room-type-level restriction in the way.
+open_room_types AS MATERIALIZED (
+    SELECT o.*
+      FROM hotel h
+     CROSS JOIN LATERAL (
+        SELECT g.property_id, array_agg(g.room_type_id) AS ids
+          FROM (SELECT d.property_id, d.room_type_id
+                  FROM room_type_days d
+                 WHERE d.property_id = h.property_id
+                   AND d.date >= :check_in::date AND d.date < :check_out::date
+                 GROUP BY d.property_id, d.room_type_id
+                HAVING count(*) FILTER (WHERE d.available >= :rooms::int AND d.closed IS NOT TRUE)
+                           = :check_out::date - :check_in::date
+                   AND count(*) FILTER (WHERE d.date = :check_in::date
+                                          AND (d.closed_to_arrival
+                                               OR d.min_stay > :check_out::date - :check_in::date
+                                               OR d.max_stay < :check_out::date - :check_in::date))
+                       = 0) g
+         GROUP BY g.property_id
+     ) o
+),
+-- Closed to departure on the check-out day, per room type and per offer: read from partial
+-- indexes of the few such rows, so the day after the stay is not read for each room type and
+-- plan.
+departure_closed AS MATERIALIZED (
+    SELECT d.property_id, array_agg(d.room_type_id) AS room_type_ids
+      FROM room_type_days d JOIN hotel h ON h.property_id = d.property_id
+     WHERE d.date = :check_out::date AND d.closed_to_departure
+     GROUP BY d.property_id
+),
+departure_closed_offers AS MATERIALIZED (
+    SELECT d.property_id, array_agg((d.rate_plan_id << 32) | d.room_type_id) AS offers
+      FROM rate_plan_days d JOIN hotel h ON h.property_id = d.property_id
+     WHERE d.date = :check_out::date AND d.closed_to_departure
+     GROUP BY d.property_id
+),
+-- The cheapest offer open every night at rate-plan level too. Each night's amount for all
+-- rooms is rounded in the plan's currency, converted, rounded again; the total is their sum.
+-- A closed night, or one without a price this party needs, is NaN, which a numeric sum keeps:
+-- one aggregate says both "sellable every night" and "from what total".
+--
+-- The hotel's rows for the stay are one index range, aggregated per (room type, rate plan)
+-- as they come; which of those groups are offers, and open, is checked on the ~30 groups
+-- afterwards (OFFSET 0 keeps the planner from pushing those checks down onto every row).
+best AS MATERIALIZED (
+    SELECT b.*
+      FROM hotel h
+      JOIN plans ps ON ps.property_id = h.property_id
+      JOIN open_room_types open_room_types ON open_room_types.property_id = h.property_id
+      LEFT JOIN departure_closed dc ON dc.property_id = h.property_id
+      LEFT JOIN departure_closed_offers dco ON dco.property_id = h.property_id
+     CROSS JOIN LATERAL (
+    SELECT offer.property_id, min(offer.total) AS total
       FROM (
-        SELECT d.room_type_id, d.rate_plan_id,
+        SELECT d.property_id, d.room_type_id, d.rate_plan_id,
                count(*) AS nights,
                sum(CASE
                      WHEN d.closed THEN 'NaN'::numeric
@@ -187,10 +206,10 @@ SELECT h.hotel_code, h.target AS currency, h.timezone, h.check_in_past,
                      -- looked up by the night's rate plan
                      ELSE coalesce(round(round(
                               CASE WHEN h.lone_adult_rooms = 0 OR d.single_rate IS NULL
-                                   THEN d.rate * s.rooms
+                                   THEN d.rate * :rooms::int
                                    ELSE d.single_rate * h.lone_adult_rooms
-                                        + CASE WHEN s.rooms > h.lone_adult_rooms
-                                               THEN d.rate * (s.rooms - h.lone_adult_rooms)
+                                        + CASE WHEN :rooms::int > h.lone_adult_rooms
+                                               THEN d.rate * (:rooms::int - h.lone_adult_rooms)
                                                ELSE 0 END END
                               + CASE WHEN ps.one_money
                                      THEN CASE WHEN d.rate_plan_id = ANY(ps.charging_ids)
@@ -210,16 +229,26 @@ SELECT h.hotel_code, h.target AS currency, h.timezone, h.check_in_past,
                    END) AS total
           FROM rate_plan_days d
          WHERE d.property_id = h.property_id
-           AND d.date >= s.check_in AND d.date < s.check_out
-         GROUP BY d.room_type_id, d.rate_plan_id
-        HAVING count(*) FILTER (WHERE d.date = s.check_in AND (d.closed_to_arrival
-                                      OR d.min_stay > s.nights OR d.max_stay < s.nights)) = 0
+           AND d.date >= :check_in::date AND d.date < :check_out::date
+         GROUP BY d.property_id, d.room_type_id, d.rate_plan_id
+        HAVING count(*) FILTER (WHERE d.date = :check_in::date
+                                  AND (d.closed_to_arrival
+                                       OR d.min_stay > :check_out::date - :check_in::date
+                                       OR d.max_stay < :check_out::date - :check_in::date)) = 0
         OFFSET 0
       ) offer
-     WHERE offer.nights = s.nights AND offer.total <> 'NaN'
+     WHERE offer.nights = :check_out::date - :check_in::date AND offer.total <> 'NaN'
        AND offer.room_type_id = ANY(open_room_types.ids)
-       AND NOT offer.room_type_id = ANY(open_room_types.departure_closed_ids)
+       AND NOT offer.room_type_id = ANY(coalesce(dc.room_type_ids, '{}'))
        AND (offer.rate_plan_id << 32) | offer.room_type_id = ANY(ps.offers)
        AND NOT (offer.rate_plan_id << 32) | offer.room_type_id
-               = ANY(open_room_types.departure_closed_offers)
-  ) best ON true;
+               = ANY(coalesce(dco.offers, '{}'))
+     GROUP BY offer.property_id
+     ) b
+)
+SELECT h.hotel_code, h.target AS currency, h.timezone, h.check_in_past,
+       coalesce(ps.unconvertible, false) AS currency_unsupported,
+       best.total AS lowest_total_amount
+  FROM hotel h
+  LEFT JOIN plans ps ON ps.property_id = h.property_id
+  LEFT JOIN best ON best.property_id = h.property_id;

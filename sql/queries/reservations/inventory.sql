@@ -1,37 +1,32 @@
--- name: take_inventory(reservation_id, version, property_id, wanted)
--- Takes least(available, wanted) per (room type, night) in one statement and records per night
--- what was wanted and taken. Rows are locked in (date, room type) order, the primary key's and
--- the one bookings and ARI batches lock in, so that concurrent writers queue instead of
--- deadlocking. A night without a row, or whose `available` was
--- never sent, takes nothing (NULL must not reach least(), which would ignore it).
--- wanted: jsonb [{"room_type_id", "date", "rooms"}].
+-- name: take_inventory(property_id, wanted)
+-- Takes least(available, wanted) per (room type, night), in one statement on rows lock_nights
+-- locked just before, and returns what each night took. A night without a row, or whose
+-- `available` was never sent, takes nothing and is not returned (NULL must not reach least(),
+-- which would ignore it). `before` is the same rows read again: this transaction holds their
+-- locks, so they hold what the UPDATE changes, the values RETURNING cannot show. One router
+-- statement under Citus (the property named throughout, the wanted list inlined).
+-- wanted: jsonb [{"room_type_id", "date", "rooms"}], one entry per (room type, night).
 WITH wanted AS (
-    SELECT w.room_type_id, w.date, sum(w.rooms)::integer AS rooms
+    SELECT w.room_type_id, w.date, w.rooms
       FROM jsonb_to_recordset(:wanted::jsonb) AS w(room_type_id bigint, date date, rooms integer)
-     GROUP BY w.room_type_id, w.date
-),
-locked AS MATERIALIZED (
-    SELECT d.room_type_id, d.date, d.available
-      FROM room_type_days d
-     WHERE d.property_id = :property_id
-       AND (d.room_type_id, d.date) IN (SELECT room_type_id, date FROM wanted)
-       AND d.available IS NOT NULL
-     ORDER BY d.date, d.room_type_id
-       FOR UPDATE OF d
-),
-taken AS (
-    UPDATE room_type_days d
-       SET available = d.available - least(l.available, w.rooms), updated_at = now()
-      FROM locked l JOIN wanted w USING (room_type_id, date)
-     WHERE d.property_id = :property_id AND d.room_type_id = l.room_type_id AND d.date = l.date
-    RETURNING d.room_type_id, d.date, least(l.available, w.rooms) AS taken
 )
+UPDATE room_type_days d
+   SET available = d.available - least(before.available, w.rooms), updated_at = now()
+  FROM wanted w
+  JOIN room_type_days before
+    ON before.property_id = :property_id AND before.room_type_id = w.room_type_id
+   AND before.date = w.date
+ WHERE d.property_id = :property_id AND d.room_type_id = before.room_type_id
+   AND d.date = before.date AND before.available IS NOT NULL
+RETURNING d.room_type_id, d.date, least(before.available, w.rooms) AS taken;
+
+-- name: record_nights*!
+-- What a version asked of and took from each (room type, night): one row each, as VALUES
+-- (routed to the reservation's shard under Citus; an INSERT ... SELECT from a list would go
+-- through the coordinator).
 INSERT INTO reservation_nights (reservation_id, version, property_id, room_type_id, date,
                                 wanted, taken)
-SELECT :reservation_id, :version, :property_id, w.room_type_id, w.date, w.rooms,
-       coalesce(t.taken, 0)
-  FROM wanted w LEFT JOIN taken t USING (room_type_id, date)
-RETURNING room_type_id, date, wanted, taken;
+VALUES (:reservation_id, :version, :property_id, :room_type_id, :date, :wanted, :taken);
 
 -- name: release_inventory(property_id, reservation_id)
 -- Gives back exactly what the reservation's held nights took (never their shortfall) and marks

@@ -1,9 +1,7 @@
--- name: record_reconciliation(property_id, reservation_id, version, items)
--- items: jsonb [{"code", "message", "details"}].
+-- name: record_reconciliation*!
+-- One row per item, as VALUES: routed to the reservation's shard under Citus.
 INSERT INTO reconciliation_items (property_id, reservation_id, version, code, message, details)
-SELECT :property_id, :reservation_id, :version, i.code, i.message, coalesce(i.details, '{}')
-  FROM jsonb_to_recordset(:items::jsonb) AS i(code text, message text, details jsonb)
-RETURNING id;
+VALUES (:property_id, :reservation_id, :version, :code, :message, :details);
 
 -- name: reconciliation_of_version(property_id, reservation_id, version)
 SELECT code, message FROM reconciliation_items

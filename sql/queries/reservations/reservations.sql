@@ -54,16 +54,17 @@ SELECT version, ack_id, received_at, payload, payload = :payload::jsonb AS same_
  ORDER BY version DESC
  LIMIT 1;
 
--- name: record_version(property_id, reservation_id, kind, ack_id, replay_of, payload, request_id)^
-WITH bumped AS (
-    UPDATE reservations SET version = version + 1, updated_at = now()
-     WHERE property_id = :property_id AND id = :reservation_id
-    RETURNING property_id, id, version
-)
+-- name: next_version(property_id, reservation_id)$
+-- Under the reservation's row lock (lock_reservation): numbering has no gaps or twins.
+UPDATE reservations SET version = version + 1, updated_at = now()
+ WHERE property_id = :property_id AND id = :reservation_id
+RETURNING version;
+
+-- name: record_version(property_id, reservation_id, version, kind, ack_id, replay_of, payload, request_id)^
 INSERT INTO reservation_versions (property_id, reservation_id, version, kind, ack_id, replay_of,
                                   payload, request_id)
-SELECT property_id, id, version, :kind, :ack_id, :replay_of, :payload::jsonb, :request_id
-  FROM bumped
+VALUES (:property_id, :reservation_id, :version, :kind, :ack_id, :replay_of, :payload::jsonb,
+        :request_id)
 RETURNING version, ack_id, received_at;
 
 -- name: receive_reservation(property_id, reservation_id, mapping_id, state, status)^
