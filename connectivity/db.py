@@ -175,6 +175,28 @@ class Database:
                 queries().session.settings_for_transaction(conn, **self._timeouts_ms)
             yield conn
 
+    @contextmanager
+    def snapshot(self) -> Iterator[psycopg.Connection]:
+        """One read-only transaction that sees one snapshot throughout (REPEATABLE READ): a use
+        case that reads with several statements gets what one statement would have seen, never
+        half of a write committed between two of them. Set on the connection before its
+        transaction begins (so behind PgBouncer too: BEGIN carries it), and put back before the
+        connection returns to the pool."""
+        with self._pool.connection() as conn:
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            conn.read_only = True
+            try:
+                if conn.behind_pooler:
+                    queries().session.settings_for_transaction(conn, **self._timeouts_ms)
+                yield conn
+            finally:
+                # Read only: ending it by a rollback loses nothing, and the settings can only
+                # change between transactions.
+                if not conn.closed:
+                    conn.rollback()
+                    conn.isolation_level = None
+                    conn.read_only = None
+
     def listen(self, event: str, listener: Callable[[], None]) -> None:
         """Call `listener` after each commit of a use case that `announces(event)`; what it
         raises reaches the caller of `run`, the transaction being committed already."""

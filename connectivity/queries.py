@@ -31,6 +31,9 @@ class EagerQueries:
         def run(*args, **kwargs):
             result = attr(*args, **kwargs)
             return list(result) if isinstance(result, types.GeneratorType) else result
+        # The statement's text with psycopg placeholders, for a caller that runs it on a cursor
+        # of its own (ari/readback.py reads tuples).
+        run.sql = attr.sql
         return run
 
 

@@ -38,9 +38,11 @@ def ready_response(payload: dict) -> Response:
     return Response(body + "\n", mimetype="application/json")
 
 
-def ready_json_response(data_json: str) -> Response:
-    """The success envelope around `data` that is JSON text already (written by PostgreSQL:
-    the read-back of GET /ari)."""
-    body = ('{"success":true,"data":' + data_json + ',"request_id":'
-            + json.dumps(success_body({})["request_id"]) + "}")
-    return Response(body + "\n", mimetype="application/json")
+def ready_json_response(data_json: str | bytes) -> Response:
+    """The success envelope around `data` that is JSON already: text written by PostgreSQL
+    (the dry run, the change feed) or bytes written by orjson (the read-back of GET /ari)."""
+    if isinstance(data_json, str):
+        data_json = data_json.encode()
+    body = b"".join((b'{"success":true,"data":', data_json, b',"request_id":',
+                     json.dumps(success_body({})["request_id"]).encode(), b"}\n"))
+    return Response(body, mimetype="application/json")

@@ -63,14 +63,15 @@ CREATE INDEX bookings_reference_idx ON bookings (partner_id, environment, partne
 -- it. Orphans stored before this migration had none: they are placed with the partner's
 -- first hotel of their environment (only their shard depends on it, and that one is
 -- right for a partner with one hotel; the reservation, when it comes, keeps its own mapping).
+-- The old check tied property_id to mapping_id (both NULL until the reservation came).
+ALTER TABLE reservations DROP CONSTRAINT reservations_check;
+ALTER TABLE reservations ADD CONSTRAINT reservations_received_check
+    CHECK ((mapping_id IS NULL) = (state IS NULL) AND (mapping_id IS NULL) = (received_at IS NULL));
 UPDATE reservations r
    SET property_id = (SELECT min(pp.property_id) FROM partner_properties pp
                        WHERE pp.partner_id = r.partner_id AND pp.environment = r.environment)
  WHERE r.property_id IS NULL;
 ALTER TABLE reservations DROP CONSTRAINT reservations_mapping_id_property_id_fkey;
-ALTER TABLE reservations DROP CONSTRAINT reservations_check;
-ALTER TABLE reservations ADD CONSTRAINT reservations_received_check
-    CHECK ((mapping_id IS NULL) = (state IS NULL) AND (mapping_id IS NULL) = (received_at IS NULL));
 ALTER TABLE reservations ADD FOREIGN KEY (mapping_id, property_id)
     REFERENCES partner_properties (id, property_id);
 ALTER TABLE reservations ADD FOREIGN KEY (property_id) REFERENCES properties (id);

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import psycopg
 import pytest
 
 from connectivity.operator.catalog import load_catalog, parse_catalog
@@ -229,3 +230,19 @@ def test_a_pull_key_may_not_read_back(client, issue, catalog):
     error = assert_envelope_failure(client.get(f"{API}/ari", query_string=query, headers=pull),
                                     403, "insufficient_scope")
     assert error["details"]["required"] == ["ari.write", "restriction.write"]
+
+
+def test_the_read_back_sees_one_snapshot_and_gives_the_connection_back_as_it_was(db, catalog):
+    count = "SELECT count(*) AS n FROM room_type_days"
+    with db.snapshot() as conn:
+        before = conn.execute(count).fetchone()["n"]
+        set_room_days(db, "LIS1", "DBL", [START], available=5)   # committed meanwhile
+        assert conn.execute(count).fetchone()["n"] == before
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            conn.execute("DELETE FROM room_type_days")
+    for _ in range(3):   # whichever connection the pool hands out next
+        with db.connection() as conn:
+            assert conn.execute(count).fetchone()["n"] == before + 1
+            settings = conn.execute("SELECT current_setting('transaction_isolation') AS i, "
+                                    "current_setting('transaction_read_only') AS ro").fetchone()
+            assert (settings["i"], settings["ro"]) == ("read committed", "off")

@@ -1,9 +1,16 @@
 -- The dry run of PUT /ari and PUT /ari/restrictions (contract 11.2). It runs the worker's own
--- statements (stage_batch_items, upsert_*_days) in a transaction that is rolled back; these two
--- only keep the stored values the batch touches from before the upserts, and compare.
+-- statements (stage_batch_items, upsert_*_days) in a transaction that is rolled back; these
+-- give the upserts copies of the rows the batch touches to write into, and compare.
 
--- name: keep_days_before_dry_run#
--- The rows the staged values address, as they are before the upserts (absent: no row yet).
+-- name: shadow_day_tables#
+-- The rows the staged values address, as they are now (absent: no row yet), kept twice: as they
+-- are (*_before) and in temporary tables named like the day tables. PostgreSQL looks a name up
+-- among the session's temporary tables first, so from here on in this transaction
+-- `room_type_days` and `rate_plan_days` are these copies, and the worker's upserts write into
+-- them, unchanged. A copy has the day table's key, checks and defaults; it lacks its foreign
+-- keys (the judged items name the hotel's own room types and rate plans), its change-log
+-- triggers (their rows were rolled back anyway) and its 11 million rows: writing 5,000 values
+-- into the day tables themselves cost 100 ms of the 400, and locked the rows meanwhile.
 CREATE TEMP TABLE room_type_days_before ON COMMIT DROP AS
 SELECT t.*
   FROM room_type_days t
@@ -15,75 +22,127 @@ SELECT t.*
  WHERE (t.property_id, t.date, t.room_type_id, t.rate_plan_id) IN (
         SELECT property_id, date, room_type_id, rate_plan_id FROM pushed_values
          WHERE rate_plan_id IS NOT NULL);
+CREATE TEMP TABLE room_type_days (LIKE room_type_days INCLUDING ALL) ON COMMIT DROP;
+INSERT INTO room_type_days SELECT * FROM room_type_days_before;
+CREATE TEMP TABLE rate_plan_days (LIKE rate_plan_days INCLUDING ALL) ON COMMIT DROP;
+INSERT INTO rate_plan_days SELECT * FROM rate_plan_days_before;
 
 -- name: dry_run_changes(batch_seq, room_type_codes, rate_plan_codes)$
--- Every field the upserts changed, one change per (level, date, field), as the answer's JSON
--- array: the index of the item whose value is now in force (its acceptance order is batch seq
--- x 8192 + index) and that item's codes (the arrays hold each item's as sent, in item order;
--- the rate plan's only for a rate-plan-level field). Field names are the push payload's. Values
--- compare as jsonb: 120 and 120.00 are the same amount.
-WITH room_after AS (
-    SELECT t.* FROM room_type_days t
-     WHERE (t.property_id, t.date, t.room_type_id) IN (
-            SELECT property_id, date, room_type_id FROM pushed_values)
+-- Every field the upserts changed (the copies against the rows before), one change per (level,
+-- date, field), as the answer's JSON array: the index of the item whose value is now in force
+-- (its acceptance order is batch seq x 8192 + index) and that item's codes (the arrays hold
+-- each item's as sent, in item order; the rate plan's only for a rate-plan-level field). Field
+-- names are the push payload's. Values compare as values: 120 and 120.00 are the same amount.
+-- Written for 20,000 changes: each (row, field) is one branch's filter over the rows paired
+-- once (a VALUES list per row cost 10 us a row), and each change is written by concatenation
+-- of parts made once per item, row or field (json_build_object cost twice as much), with the
+-- values in their JSON form: numbers and booleans as PostgreSQL writes them.
+WITH room_pairs AS MATERIALIZED (
+    SELECT a.date, to_char(a.date, 'YYYY-MM-DD') AS day,
+           a.available, b.available AS available_before, a.available_seq,
+           a.closed, b.closed AS closed_before, a.closed_seq,
+           a.min_stay, b.min_stay AS min_stay_before, a.min_stay_seq,
+           a.max_stay, b.max_stay AS max_stay_before, a.max_stay_seq,
+           a.closed_to_arrival, b.closed_to_arrival AS closed_to_arrival_before, a.closed_to_arrival_seq,
+           a.closed_to_departure, b.closed_to_departure AS closed_to_departure_before, a.closed_to_departure_seq
+      FROM room_type_days a
+      LEFT JOIN room_type_days_before b USING (property_id, date, room_type_id)
 ),
-plan_after AS (
-    SELECT t.* FROM rate_plan_days t
-     WHERE (t.property_id, t.date, t.room_type_id, t.rate_plan_id) IN (
-            SELECT property_id, date, room_type_id, rate_plan_id FROM pushed_values
-             WHERE rate_plan_id IS NOT NULL)
+plan_pairs AS MATERIALIZED (
+    SELECT a.date, to_char(a.date, 'YYYY-MM-DD') AS day,
+           a.rate, b.rate AS rate_before, a.rate_seq,
+           a.single_rate, b.single_rate AS single_rate_before, a.single_rate_seq,
+           a.extra_adult_rate, b.extra_adult_rate AS extra_adult_rate_before, a.extra_adult_rate_seq,
+           a.extra_child_rate, b.extra_child_rate AS extra_child_rate_before, a.extra_child_rate_seq,
+           a.closed, b.closed AS closed_before, a.closed_seq,
+           a.min_stay, b.min_stay AS min_stay_before, a.min_stay_seq,
+           a.max_stay, b.max_stay AS max_stay_before, a.max_stay_seq,
+           a.closed_to_arrival, b.closed_to_arrival AS closed_to_arrival_before, a.closed_to_arrival_seq,
+           a.closed_to_departure, b.closed_to_departure AS closed_to_departure_before, a.closed_to_departure_seq
+      FROM rate_plan_days a
+      LEFT JOIN rate_plan_days_before b USING (property_id, date, room_type_id, rate_plan_id)
 ),
 changed AS (
-    SELECT a.date, false AS plan_level, f.ord, f.field, f.old, f.new, f.seq
-      FROM room_after a
-      LEFT JOIN room_type_days_before b USING (property_id, date, room_type_id)
-     CROSS JOIN LATERAL (VALUES
-        (1, 'availability', to_jsonb(b.available), to_jsonb(a.available), a.available_seq),
-        (5, 'closed', to_jsonb(b.closed), to_jsonb(a.closed), a.closed_seq),
-        (6, 'min_stay', to_jsonb(b.min_stay), to_jsonb(a.min_stay), a.min_stay_seq),
-        (7, 'max_stay', to_jsonb(b.max_stay), to_jsonb(a.max_stay), a.max_stay_seq),
-        (8, 'closed_to_arrival', to_jsonb(b.closed_to_arrival), to_jsonb(a.closed_to_arrival),
-         a.closed_to_arrival_seq),
-        (9, 'closed_to_departure', to_jsonb(b.closed_to_departure),
-         to_jsonb(a.closed_to_departure), a.closed_to_departure_seq)
-     ) AS f(ord, field, old, new, seq)
+    SELECT available_seq AS seq, date, false AS plan_level, 1 AS ord, day,
+           '","field":"availability","from":' AS field, available_before::text AS old, available::text AS new
+      FROM room_pairs WHERE available_seq >= :batch_seq * 8192 AND available IS DISTINCT FROM available_before
     UNION ALL
-    SELECT a.date, true, f.ord, f.field, f.old, f.new, f.seq
-      FROM plan_after a
-      LEFT JOIN rate_plan_days_before b USING (property_id, date, room_type_id, rate_plan_id)
-     CROSS JOIN LATERAL (VALUES
-        (1, 'rate', to_jsonb(b.rate), to_jsonb(a.rate), a.rate_seq),
-        (2, 'single_rate', to_jsonb(b.single_rate), to_jsonb(a.single_rate), a.single_rate_seq),
-        (3, 'extra_adult_rate', to_jsonb(b.extra_adult_rate), to_jsonb(a.extra_adult_rate),
-         a.extra_adult_rate_seq),
-        (4, 'extra_child_rate', to_jsonb(b.extra_child_rate), to_jsonb(a.extra_child_rate),
-         a.extra_child_rate_seq),
-        (5, 'closed', to_jsonb(b.closed), to_jsonb(a.closed), a.closed_seq),
-        (6, 'min_stay', to_jsonb(b.min_stay), to_jsonb(a.min_stay), a.min_stay_seq),
-        (7, 'max_stay', to_jsonb(b.max_stay), to_jsonb(a.max_stay), a.max_stay_seq),
-        (8, 'closed_to_arrival', to_jsonb(b.closed_to_arrival), to_jsonb(a.closed_to_arrival),
-         a.closed_to_arrival_seq),
-        (9, 'closed_to_departure', to_jsonb(b.closed_to_departure),
-         to_jsonb(a.closed_to_departure), a.closed_to_departure_seq)
-     ) AS f(ord, field, old, new, seq)
-),
-ours AS (
-    SELECT (seq - :batch_seq * 8192)::integer AS index, date, plan_level, ord, field, old, new
-      FROM changed
-     WHERE old IS DISTINCT FROM new AND seq >= :batch_seq * 8192
+    SELECT closed_seq AS seq, date, false AS plan_level, 5 AS ord, day,
+           '","field":"closed","from":' AS field, closed_before::text AS old, closed::text AS new
+      FROM room_pairs WHERE closed_seq >= :batch_seq * 8192 AND closed IS DISTINCT FROM closed_before
+    UNION ALL
+    SELECT min_stay_seq AS seq, date, false AS plan_level, 6 AS ord, day,
+           '","field":"min_stay","from":' AS field, min_stay_before::text AS old, min_stay::text AS new
+      FROM room_pairs WHERE min_stay_seq >= :batch_seq * 8192 AND min_stay IS DISTINCT FROM min_stay_before
+    UNION ALL
+    SELECT max_stay_seq AS seq, date, false AS plan_level, 7 AS ord, day,
+           '","field":"max_stay","from":' AS field, max_stay_before::text AS old, max_stay::text AS new
+      FROM room_pairs WHERE max_stay_seq >= :batch_seq * 8192 AND max_stay IS DISTINCT FROM max_stay_before
+    UNION ALL
+    SELECT closed_to_arrival_seq AS seq, date, false AS plan_level, 8 AS ord, day,
+           '","field":"closed_to_arrival","from":' AS field, closed_to_arrival_before::text AS old, closed_to_arrival::text AS new
+      FROM room_pairs WHERE closed_to_arrival_seq >= :batch_seq * 8192 AND closed_to_arrival IS DISTINCT FROM closed_to_arrival_before
+    UNION ALL
+    SELECT closed_to_departure_seq AS seq, date, false AS plan_level, 9 AS ord, day,
+           '","field":"closed_to_departure","from":' AS field, closed_to_departure_before::text AS old, closed_to_departure::text AS new
+      FROM room_pairs WHERE closed_to_departure_seq >= :batch_seq * 8192 AND closed_to_departure IS DISTINCT FROM closed_to_departure_before
+    UNION ALL
+    SELECT rate_seq AS seq, date, true AS plan_level, 1 AS ord, day,
+           '","field":"rate","from":' AS field, rate_before::text AS old, rate::text AS new
+      FROM plan_pairs WHERE rate_seq >= :batch_seq * 8192 AND rate IS DISTINCT FROM rate_before
+    UNION ALL
+    SELECT single_rate_seq AS seq, date, true AS plan_level, 2 AS ord, day,
+           '","field":"single_rate","from":' AS field, single_rate_before::text AS old, single_rate::text AS new
+      FROM plan_pairs WHERE single_rate_seq >= :batch_seq * 8192 AND single_rate IS DISTINCT FROM single_rate_before
+    UNION ALL
+    SELECT extra_adult_rate_seq AS seq, date, true AS plan_level, 3 AS ord, day,
+           '","field":"extra_adult_rate","from":' AS field, extra_adult_rate_before::text AS old, extra_adult_rate::text AS new
+      FROM plan_pairs WHERE extra_adult_rate_seq >= :batch_seq * 8192 AND extra_adult_rate IS DISTINCT FROM extra_adult_rate_before
+    UNION ALL
+    SELECT extra_child_rate_seq AS seq, date, true AS plan_level, 4 AS ord, day,
+           '","field":"extra_child_rate","from":' AS field, extra_child_rate_before::text AS old, extra_child_rate::text AS new
+      FROM plan_pairs WHERE extra_child_rate_seq >= :batch_seq * 8192 AND extra_child_rate IS DISTINCT FROM extra_child_rate_before
+    UNION ALL
+    SELECT closed_seq AS seq, date, true AS plan_level, 5 AS ord, day,
+           '","field":"closed","from":' AS field, closed_before::text AS old, closed::text AS new
+      FROM plan_pairs WHERE closed_seq >= :batch_seq * 8192 AND closed IS DISTINCT FROM closed_before
+    UNION ALL
+    SELECT min_stay_seq AS seq, date, true AS plan_level, 6 AS ord, day,
+           '","field":"min_stay","from":' AS field, min_stay_before::text AS old, min_stay::text AS new
+      FROM plan_pairs WHERE min_stay_seq >= :batch_seq * 8192 AND min_stay IS DISTINCT FROM min_stay_before
+    UNION ALL
+    SELECT max_stay_seq AS seq, date, true AS plan_level, 7 AS ord, day,
+           '","field":"max_stay","from":' AS field, max_stay_before::text AS old, max_stay::text AS new
+      FROM plan_pairs WHERE max_stay_seq >= :batch_seq * 8192 AND max_stay IS DISTINCT FROM max_stay_before
+    UNION ALL
+    SELECT closed_to_arrival_seq AS seq, date, true AS plan_level, 8 AS ord, day,
+           '","field":"closed_to_arrival","from":' AS field, closed_to_arrival_before::text AS old, closed_to_arrival::text AS new
+      FROM plan_pairs WHERE closed_to_arrival_seq >= :batch_seq * 8192 AND closed_to_arrival IS DISTINCT FROM closed_to_arrival_before
+    UNION ALL
+    SELECT closed_to_departure_seq AS seq, date, true AS plan_level, 9 AS ord, day,
+           '","field":"closed_to_departure","from":' AS field, closed_to_departure_before::text AS old, closed_to_departure::text AS new
+      FROM plan_pairs WHERE closed_to_departure_seq >= :batch_seq * 8192 AND closed_to_departure IS DISTINCT FROM closed_to_departure_before
 ),
 -- Joined, not subscripted: an element of a text[] is found by walking the array from its start.
+-- Each item's start of a change, at either level.
 codes AS (
-    SELECT (c.ord - 1)::integer AS index, c.room_type_code, c.rate_plan_code
+    SELECT (c.ord - 1)::integer AS index,
+           concat('{"index":', c.ord - 1, ',"room_type_code":', to_json(c.room_type_code),
+                  ',"rate_plan_code":null,"date":"') AS room_head,
+           concat('{"index":', c.ord - 1, ',"room_type_code":', to_json(c.room_type_code),
+                  ',"rate_plan_code":', coalesce(to_json(c.rate_plan_code)::text, 'null'),
+                  ',"date":"') AS plan_head
       FROM unnest(:room_type_codes::text[], :rate_plan_codes::text[])
            WITH ORDINALITY AS c(room_type_code, rate_plan_code, ord)
 )
-SELECT coalesce(json_agg(json_build_object(
-           'index', o.index, 'room_type_code', c.room_type_code,
-           'rate_plan_code', CASE WHEN o.plan_level THEN c.rate_plan_code END,
-           'date', o.date, 'field', o.field, 'from', o.old, 'to', o.new)
-         ORDER BY o.index, o.date, o.plan_level, o.ord), '[]'::json)::text
-  FROM ours o JOIN codes c USING (index);
+SELECT concat('[', string_agg(concat(
+           CASE WHEN o.plan_level THEN c.plan_head ELSE c.room_head END, o.day, o.field,
+           coalesce(o.old, 'null'), ',"to":', coalesce(o.new, 'null'), '}'),
+         ',' ORDER BY c.index, o.date, o.plan_level, o.ord), ']')
+  FROM (SELECT (seq - :batch_seq * 8192)::integer AS index, date, plan_level, ord, day, field,
+               old, new
+          FROM changed) AS o
+  JOIN codes c USING (index);
 
 -- name: dry_run_batch_seq(id)^
 -- The acceptance order the dry run's own (never committed) batch drew.
