@@ -101,3 +101,31 @@ def test_distributing_filled_tables_copies_their_rows_and_logs_no_change(citus, 
             assert before[0] == 60
     finally:
         citus.cluster.drop_database(database)
+
+
+def test_a_schema_citus_refuses_anywhere_is_left_whole(citus):
+    """One table Citus cannot distribute (a unique key without property_id): every refusal is
+    reported, and no table is placed, so the schema keeps working as a plain one."""
+    import uuid
+
+    from psycopg.rows import dict_row
+
+    from connectivity.operator.citus import distribute
+    from connectivity.operator.migrations import upgrade
+
+    database = f"refused_{uuid.uuid4().hex[:8]}"
+    citus.cluster.prepare_database(database)
+    url = citus.cluster.url(database)
+    try:
+        upgrade(url)
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("ALTER TABLE bookings ADD CONSTRAINT globally_unique_confirmation "
+                         "UNIQUE (confirmation_number)")
+        with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
+            results = {p.table: p for p in distribute(conn, TEST_SHARD_COUNT)}
+        assert results["bookings"].failed and "constraint" in results["bookings"].detail
+        assert results["room_type_days"].outcome == "undone"
+        assert results["partners"].outcome == "undone"
+        assert placements(url) == {}
+    finally:
+        citus.cluster.drop_database(database)
