@@ -20,8 +20,8 @@ def raised(db, sql: str) -> psycopg.Error:
     # XX000 from Citus when a worker is lost inside a commit, or during a COPY
     "failure on connection marked as essential: 127.0.0.1:9711",
     "could not connect to any active placements",
-    "connection to the remote node postgres@127.0.0.1:9712 failed with the following error: "
-    "Connection refused",
+    ("connection to the remote node postgres@127.0.0.1:9712 failed with the following error: "
+     "Connection refused"),
 ])
 def test_citus_messages_of_a_lost_worker_are_unreachable(db, message):
     error = raised(db, f"DO $$ BEGIN RAISE EXCEPTION '{message}' USING ERRCODE = 'XX000'; END $$")
@@ -35,8 +35,8 @@ def test_a_lost_connection_class_is_unreachable(db):
 
 
 @pytest.mark.parametrize("sql", ["SELECT 1 / 0", "SELECT no_such_column FROM partners",
-                                 "DO $$ BEGIN RAISE EXCEPTION 'internal' USING ERRCODE = "
-                                 "'XX000'; END $$"])
+                                 ("DO $$ BEGIN RAISE EXCEPTION 'internal' USING ERRCODE = "
+                                  "'XX000'; END $$")])
 def test_other_errors_are_defects(db, sql):
     assert not unreachable(raised(db, sql))
 
