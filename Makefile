@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
-.PHONY: run test bench soak cluster clean
+.PHONY: run test bench soak cluster citus clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: install Python 3.11 or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
@@ -48,6 +48,13 @@ soak: $(BENCH_STAMP)
 # Ctrl-C stops it. `make soak SOAK_ARGS="--cluster"` aims the soak at it.
 cluster: $(STAMP)
 	$(BIN)/python -m connectivity.devcluster
+
+# The service on a Citus cluster (connectivity/devcitus.py, docs/operations.md 6.4): builds Citus
+# with ../shared/citus/build.sh when missing (root; CITUS_BUILD_SCRIPT overrides the path),
+# starts a coordinator and two workers (ports 9700-9702, data kept in .local/citus), migrates,
+# distributes, then a web instance and an RQ worker. Ctrl-C stops it; a second run reuses it.
+citus: $(STAMP)
+	$(BIN)/python -m connectivity.devcitus
 
 clean:
 	rm -rf $(VENV) .local .pytest_cache .hypothesis

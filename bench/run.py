@@ -32,7 +32,7 @@ from .machine import code_version, describe
 from .scenarios import REGISTRY, TARGETS, Context, Scenario
 from . import ari, ari_stream, ari_visible, bookings, discovery  # noqa: F401,E402 - register their scenarios
 from .server import WebServer
-from .stack import start_stack
+from .stack import distribute_bench_database, start_stack
 
 DEFAULTS = {"requests": 20000, "concurrency": 16, "warmup": 50, "processes": 2, "rounds": 1}
 LOCK = report.ROOT / ".local" / "bench.lock"
@@ -53,6 +53,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="run the scenario list this many times, report each scenario's median round")
     p.add_argument("--label", default="latest", help="results name: bench/results/LABEL.json")
     p.add_argument("--regenerate", action="store_true", help="regenerate the data set")
+    p.add_argument("--citus", action="store_true",
+                   help="DATABASE_URL is a Citus coordinator (`make citus`; its workers in "
+                        "CITUS_WORKER_URLS, as .local/citus/env has them): the bench database is "
+                        "made on every node and distributed after generation (CITUS_SHARD_COUNT, "
+                        "32 by default)")
     args = p.parse_args(argv)
     names = args.scenarios.replace(",", " ").split() or list(REGISTRY)
     unknown = [n for n in names if n not in REGISTRY]
@@ -219,12 +224,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def measure(args: argparse.Namespace) -> dict:
     started_at = datetime.now(timezone.utc)
-    stack = start_stack()
+    stack = start_stack(citus=args.citus)
     server: WebServer | None = None
     keys: KeyRing | None = None
     log_checks = []
     try:
         marker = ensure_dataset(stack.database_url, force=args.regenerate)
+        if args.citus:
+            distribute_bench_database(stack.database_url)
         stack.clear_redis()
         machine = describe(stack.database_url, stack.redis_url, stack.embedded)
         keys = KeyRing(stack.database_url, stack.secret_key)

@@ -13,8 +13,11 @@ import psycopg
 import redis
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.rows import dict_row
 
+from connectivity.citusnodes import prepare_database
 from connectivity.devstack import LOCAL, EmbeddedPostgres, EmbeddedRedis, secret_key
+from connectivity.operator.citus import DEFAULT_SHARD_COUNT, distribute
 from connectivity.operator.migrations import upgrade
 from connectivity.queries import MIGRATIONS_DIR
 
@@ -49,9 +52,16 @@ class Stack:
         self.embedded.clear()
 
 
-def start_stack() -> Stack:
+def start_stack(*, citus: bool = False) -> Stack:
     embedded = []
     server_url = os.environ.get("DATABASE_URL")
+    if citus:
+        workers = [u for u in os.environ.get("CITUS_WORKER_URLS", "").split(",") if u]
+        if not server_url or not workers:
+            raise SystemExit("--citus needs DATABASE_URL (the coordinator) and CITUS_WORKER_URLS "
+                             "(`set -a; . .local/citus/env; set +a` while `make citus` runs)")
+        for line in prepare_database(server_url, workers, BENCH_DATABASE):
+            print(line, flush=True)
     if server_url:
         _create_database(server_url, BENCH_DATABASE)
         database_url = make_conninfo(server_url, dbname=BENCH_DATABASE)
@@ -83,6 +93,19 @@ def start_stack() -> Stack:
     if applied:
         print(f"bench database migrated: {', '.join(applied)}", flush=True)
     return stack
+
+
+def distribute_bench_database(database_url: str) -> None:
+    """`citus distribute` on the bench database once its data set is in (Citus copies the rows
+    into the shards); a database distributed already is left as it is."""
+    with psycopg.connect(database_url, autocommit=True, row_factory=dict_row) as conn:
+        results = distribute(conn, int(os.environ.get("CITUS_SHARD_COUNT", DEFAULT_SHARD_COUNT)))
+    failed = [p.line() for p in results if p.failed]
+    if failed:
+        raise SystemExit("Citus refuses this schema; nothing distributed:\n  " + "\n  ".join(failed))
+    placed = sum(p.outcome == "placed" for p in results)
+    print(f"citus distribute: {placed} table(s) placed" if placed
+          else "citus distribute: already distributed", flush=True)
 
 
 # The ledger of `db upgrade` records versions, not contents, so a migration edited in place (as

@@ -19,6 +19,7 @@ from .sandbox.openapi import SandboxScenarioPlugin
 from .sandbox.scenarios import header_field_errors
 from .schema_fields import register_code_lists
 from . import API_PREFIX
+from .dbfaults import unreachable
 from .envelope import ErrorEnvelopeSchema, error_response
 from .errors import ApiError, flatten_messages
 
@@ -167,11 +168,13 @@ def _register_error_handlers(app: Flask) -> None:
         return error_response(error.status, error.code, error.message, error.details,
                               error.headers)
 
-    @app.errorhandler(psycopg.OperationalError)
+    @app.errorhandler(psycopg.Error)
     @app.errorhandler(PoolTimeout)
     @app.errorhandler(RedisConnectionError)
     @app.errorhandler(RedisTimeoutError)
     def _unavailable(error: Exception):
+        if isinstance(error, psycopg.Error) and not unreachable(error):
+            return _unexpected(error)
         log.error("dependency_unavailable", error=type(error).__name__)
         return error_response(503, "service_unavailable",
                               "a backing service is unreachable; retry shortly",

@@ -49,8 +49,12 @@ def _own(path: Path, user: str | None) -> None:
 
 
 def _run(args: list, user: str | None, timeout: float = 120) -> None:
-    result = subprocess.run([str(a) for a in args], user=user, capture_output=True, text=True,
-                            timeout=timeout)
+    # HOME is the service user's: with root's, a server's own client connections (Citus's
+    # nodes reaching each other) look for certificates under /root/.postgresql and fail on
+    # its permissions.
+    env = {**os.environ, "HOME": pwd.getpwnam(user).pw_dir} if user else None
+    result = subprocess.run([str(a) for a in args], user=user, env=env, capture_output=True,
+                            text=True, timeout=timeout, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"{Path(str(args[0])).name} failed: {result.stderr.strip()[-2000:]}")
 

@@ -4,7 +4,11 @@ under .local/. Each test starts from empty tables and no Redis keys of this run.
 
 With PCS_TEST_THROUGH_PGBOUNCER=1 (.ci/run sets it for a second pass over the API tests) the
 tests reach that database through a PgBouncer in transaction pooling mode, migrations included;
-where `pgbouncer` is not installed the run is skipped, saying so."""
+where `pgbouncer` is not installed the run is skipped, saying so.
+
+With PCS_TEST_ON_CITUS=1 (.ci/run's last pass) the database is on a Citus cluster
+(tests/oncitus.py): created on every node, migrated and distributed with 4 shards; where Citus
+is not installed the run is skipped, saying so."""
 
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.keys import issue_key
 from connectivity.operator.migrations import upgrade
 from connectivity.settings import Settings
+from tests import oncitus
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "docs" / "demo-catalog.json"
 SECRET_KEY = "test-secret-key-" + "k" * 32
@@ -43,6 +48,8 @@ class Services:
     redis_prefix: str
     # The database itself, when database_url goes through PgBouncer (else the same URL).
     direct_url: str = ""
+    # The cluster and what `citus distribute` placed, under PCS_TEST_ON_CITUS.
+    citus: oncitus.CitusRun | None = None
 
 
 def through_pgbouncer() -> bool:
@@ -51,6 +58,9 @@ def through_pgbouncer() -> bool:
 
 @pytest.fixture(scope="session")
 def services():
+    if oncitus.on_citus():
+        yield from _services_on_citus()
+        return
     if through_pgbouncer() and pgbouncer_program() is None:
         pytest.skip("PCS_TEST_THROUGH_PGBOUNCER is set but pgbouncer is not installed "
                     "(Debian: apt-get install pgbouncer): the tests needing a database were "
@@ -90,6 +100,32 @@ def services():
         for service in reversed(started):
             if not isinstance(service, PgBouncer):
                 service.stop()
+
+
+def _services_on_citus():
+    reason = oncitus.not_installed_reason()
+    if reason:
+        pytest.skip(f"PCS_TEST_ON_CITUS is set but {reason}")
+    redis_url = os.environ.get("REDIS_URL")
+    started = []
+    if not redis_url:
+        rd = EmbeddedRedis(LOCAL / "test-redis", persist=False)
+        started.append(rd)
+        redis_url = rd.url
+    run = oncitus.start(f"connectivity_test_{os.getpid()}_{uuid.uuid4().hex[:6]}")
+    refused = run.not_distributed()
+    if refused:
+        # On an undistributed database these tests would prove nothing about Citus.
+        run.close()
+        pytest.skip("PCS_TEST_ON_CITUS is set but Citus refuses to distribute this schema, so "
+                    "the tests needing a database were SKIPPED: "
+                    + "; ".join(f"{p.table}: {p.detail}" for p in refused))
+    try:
+        yield Services(run.url, redis_url, f"pcs-test-{uuid.uuid4().hex[:8]}:", run.url, run)
+    finally:
+        run.close()
+        for service in started:
+            service.stop()
 
 
 @pytest.fixture(scope="session")

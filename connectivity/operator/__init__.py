@@ -1,4 +1,5 @@
-"""The operators' CLI of contract section 9: `flask --app app db|catalog|keys|distribution ...`."""
+"""The operators' CLI of contract section 9: `flask --app app db|catalog|keys|distribution ...`,
+and `citus distribute` (docs/operations.md 6.4)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import click
 import psycopg
+from psycopg.rows import dict_row
 from flask import Flask, current_app
 from flask.cli import AppGroup
 
@@ -19,6 +21,7 @@ from ..auth.scopes import PRESETS, SCOPES
 from ..queries import queries
 from ..reservations.reconciliation import (UnknownPartner, list_reconciliation,
                                            resolve_reconciliation)
+from .citus import DEFAULT_SHARD_COUNT, DistributionBusy, citus_version, distribute
 from .catalog import CatalogError, load_catalog, parse_catalog
 from .demo_ari import DEFAULT_DAYS, MAX_DAYS, seed_demo_ari
 from .keys import DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key, list_keys, revoke_key
@@ -39,6 +42,7 @@ keys_cli = AppGroup("keys", help="Partner API keys.")
 distribution_cli = AppGroup("distribution", help="Pause or resume a partner's distribution.")
 ari_cli = AppGroup("ari", help="Accepted ARI batches.")
 changes_cli = AppGroup("changes", help="The change feed (GET /availability/changes).")
+citus_cli = AppGroup("citus", help="Placing the tables on a Citus cluster.")
 reconciliation_cli = AppGroup("reconciliation",
                               help="Pushed reservations that disagree with the service.")
 
@@ -249,7 +253,38 @@ def changes_prune(retention_days):
     click.echo(f"pruned {pruned} change(s) older than {retention_days} day(s)")
 
 
+@citus_cli.command("distribute")
+@click.option("--shard-count", type=click.IntRange(1, 1024), default=DEFAULT_SHARD_COUNT,
+              show_default=True, envvar="CITUS_SHARD_COUNT",
+              help="Shards of each colocation group created by this run (env CITUS_SHARD_COUNT).")
+def citus_distribute(shard_count):
+    """Place the tables on Citus as connectivity/sharding.py plans (idempotent; a no-op on
+    plain PostgreSQL)."""
+    # Its own connection, never through a transaction pooler: the advisory lock and the
+    # session setting of operator/citus.py belong to one session.
+    url = _settings().database_direct_url or _settings().database_url
+    with psycopg.connect(url, autocommit=True, row_factory=dict_row) as conn:
+        version = citus_version(conn)
+        if version is None:
+            click.echo("plain PostgreSQL (no citus extension in this database): nothing to "
+                       "distribute, nothing changed")
+            return
+        try:
+            results = distribute(conn, shard_count)
+        except DistributionBusy as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(f"Citus {version}:")
+    for placement in results:
+        click.echo("  " + placement.line())
+    failed = [p.table for p in results if p.failed]
+    if failed:
+        raise click.ClickException(f"{len(failed)} table(s) cannot be placed: "
+                                   f"{', '.join(failed)}; nothing was changed (all or nothing)")
+    placed = sum(p.outcome == "placed" for p in results)
+    click.echo(f"{placed} table(s) placed" if placed else "nothing to do: already distributed")
+
+
 def register_cli(app: Flask) -> None:
     for group in (db_cli, catalog_cli, keys_cli, distribution_cli, ari_cli, changes_cli,
-                  reconciliation_cli):
+                  reconciliation_cli, citus_cli):
         app.cli.add_command(group)
