@@ -93,7 +93,7 @@ class Cluster:
             "WORKER_LOGS": ",".join(str(p) for p in worker_logs),
         }
         os.environ.update(self.env)
-        _prepare_demo()
+        _prepare_demo(str(ports[0]))  # the walk-through aims at the first web instance
         replica.wait_until_replayed(primary, DATABASE)
         self._write_env()
 
