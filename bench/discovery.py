@@ -6,7 +6,8 @@ no two consecutive requests read the same rows."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import date, datetime, timezone
 
 import psycopg
 from psycopg.rows import dict_row
@@ -16,17 +17,24 @@ from connectivity.queries import queries
 
 from .dataset import ALL_PARTNER
 from .load import Request
-from .scenarios import API, DISCOVERY_CONCURRENCY, Context, direct_scenario, http_scenario
+from .scenarios import (
+    API,
+    DISCOVERY_CONCURRENCY,
+    Context,
+    direct_scenario,
+    http_scenario,
+)
 
 SEARCH_HOTELS, SEARCH_NIGHTS, RATES_NIGHTS = 200, 7, 14
 
 
-def search_request(ctx: Context, codes: list[str], i: int) -> dict:
+def search_request(stay_date: Callable[[int], date], codes: list[str], i: int) -> dict:
+    """Request i: its window of hotels and dates (`stay_date(n)`: the n-th day of stays)."""
     start = abs(i) * SEARCH_HOTELS % len(codes)
     window = (codes + codes)[start:start + SEARCH_HOTELS]
-    check_in = ctx.stay_date(1 + abs(i) % 60)
+    check_in = stay_date(1 + abs(i) % 60)
     return {"hotel_codes": window, "check_in": check_in.isoformat(),
-            "check_out": ctx.stay_date(1 + abs(i) % 60 + SEARCH_NIGHTS).isoformat(),
+            "check_out": stay_date(1 + abs(i) % 60 + SEARCH_NIGHTS).isoformat(),
             "rooms": 1, "occupancy": [{"adults": 2}]}
 
 
@@ -36,7 +44,7 @@ def search(ctx: Context):
     auth, codes = ctx.bearer(), ctx.hotel_codes()
 
     def make(i):
-        body = json.dumps(search_request(ctx, codes, i)).encode()
+        body = json.dumps(search_request(ctx.stay_date, codes, i)).encode()
         return Request("POST", f"{API}/availability/search", body, auth)
     return make
 
@@ -53,7 +61,7 @@ def search_floor(ctx: Context):
         conn = psycopg.connect(ctx.database_url, row_factory=dict_row, options="-c jit=off")
 
         def op(i):
-            request = search_request(ctx, codes, i)
+            request = search_request(ctx.stay_date, codes, i)
             for day in ("check_in", "check_out"):
                 request[day] = datetime.fromisoformat(request[day]).date()
             with conn.transaction():

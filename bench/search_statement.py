@@ -1,5 +1,6 @@
 """The search statement alone, timed from one connection, on a bench database that may be on
-Citus (the `search-floor` scenario's statement and windows, without the bench's data-set checks,
+Citus (the `search-floor` scenario's statement and windows (search_request), from today rather than
+the data set's first ARI date, without the bench's data-set checks,
 which would recreate a distributed database as a plain one):
 
     python -m bench.search_statement postgresql://postgres@127.0.0.1:9700/pcs_bench_17c [WINDOWS]
@@ -23,7 +24,7 @@ from connectivity.availability.search import search_parameters
 from connectivity.queries import queries
 
 from .dataset import ALL_PARTNER
-from .discovery import SEARCH_HOTELS, SEARCH_NIGHTS
+from .discovery import SEARCH_HOTELS, SEARCH_NIGHTS, search_request
 
 WARMUP = 2
 
@@ -38,15 +39,14 @@ def main() -> None:
             "AND environment = 'sandbox' ORDER BY hotel_code", (partner,))]
         times, answers = [], []
         for i in range(WARMUP + windows):
-            start = i * SEARCH_HOTELS % len(codes)
-            window = (codes + codes)[start:start + SEARCH_HOTELS]
-            check_in = date.today() + timedelta(days=1 + i % 60)
-            request = {"check_in": check_in, "check_out": check_in + timedelta(days=SEARCH_NIGHTS),
-                       "rooms": 1, "occupancy": [{"adults": 2}]}
+            request = search_request(lambda n: date.today() + timedelta(days=n), codes, i)
+            for day in ("check_in", "check_out"):
+                request[day] = date.fromisoformat(request[day])
             began = time.perf_counter()
             with conn.transaction():
                 rows = queries().availability.search_hotels(conn, **search_parameters(
-                    partner, "sandbox", window, request, datetime.now(timezone.utc)))
+                    partner, "sandbox", request["hotel_codes"], request,
+                    datetime.now(timezone.utc)))
             if i >= WARMUP:
                 times.append((time.perf_counter() - began) * 1000)
             answers.append(sorted((r["hotel_code"], str(r["lowest_total_amount"])) for r in rows))

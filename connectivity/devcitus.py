@@ -29,7 +29,7 @@ from psycopg.rows import dict_row
 from .citusnodes import CitusCluster, install_citus
 from .devcluster import Cluster, procfile_command
 from .devstack import LOCAL, ROOT, EmbeddedRedis, _prepare_demo, secret_key
-from .devtopology import free_port, wait_for_port
+from .devtopology import announce, free_port, wait_for_port
 from .operator.citus import distribute
 
 CITUS = LOCAL / "citus"
@@ -149,13 +149,9 @@ def main() -> int:
         return 0
     try:
         stack.start()
-        width = max(len(what) for what, _ in stack.listening)
-        print("\nCitus stack up (Ctrl-C stops it; the nodes' data stays in "
-              f"{stack.nodes.root.relative_to(ROOT)}):", flush=True)
-        for what, where in stack.listening:
-            print(f"  {what.ljust(width)}  {where}")
-        print(f"\nSettings: {(stack.root / 'env').relative_to(ROOT)}  "
-              "(`set -a; . .local/citus/env; set +a` for the flask CLI)", flush=True)
+        announce("Citus stack up (Ctrl-C stops it; the nodes' data stays in "
+                 f"{stack.nodes.root.relative_to(ROOT)})", stack.listening,
+                 str((stack.root / "env").relative_to(ROOT)))
         stack.wait()
         return 0
     finally:

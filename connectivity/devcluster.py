@@ -27,7 +27,14 @@ from pathlib import Path
 import psycopg
 
 from .devstack import LOCAL, ROOT, EmbeddedRedis, _prepare_demo, secret_key
-from .devtopology import LocalPostgres, PgBouncer, free_port, pgbouncer_program, wait_for_port
+from .devtopology import (
+    LocalPostgres,
+    PgBouncer,
+    announce,
+    free_port,
+    pgbouncer_program,
+    wait_for_port,
+)
 
 CLUSTER = LOCAL / "cluster"
 DATABASE = "connectivity"
@@ -170,13 +177,9 @@ def main() -> int:
     cluster = Cluster()
     try:
         cluster.start()
-        width = max(len(what) for what, _ in cluster.listening)
-        print("\nCluster up (Ctrl-C stops it):", flush=True)
-        for what, where in cluster.listening:
-            print(f"  {what.ljust(width)}  {where}")
-        print(f"\nSettings: {(cluster.root / 'env').relative_to(ROOT)}  "
-              "(`set -a; . .local/cluster/env; set +a` for the flask CLI)\n"
-              "Soak it:  make soak SOAK_ARGS=\"--cluster\"", flush=True)
+        announce("Cluster up (Ctrl-C stops it)", cluster.listening,
+                 str((cluster.root / "env").relative_to(ROOT)),
+                 after='Soak it:  make soak SOAK_ARGS="--cluster"')
         cluster.wait()
         return 0
     finally:

@@ -24,6 +24,17 @@ PG_BIN = Path(__import__("pgserver").__file__).resolve().parent / "pginstall" / 
 SERVICE_USERS = ("pgserver", "postgres", "nobody")
 
 
+def announce(title: str, listening: list[tuple[str, str]], env_file: str,
+             after: str = "") -> None:
+    """What a local topology (`make cluster`, `make citus`) serves, where, and its settings file."""
+    width = max(len(what) for what, _ in listening)
+    print(f"\n{title}:", flush=True)
+    for what, where in listening:
+        print(f"  {what.ljust(width)}  {where}")
+    print(f"\nSettings: {env_file}  (`set -a; . {env_file}; set +a` for the flask CLI)"
+          + (f"\n{after}" if after else ""), flush=True)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
