@@ -1,7 +1,8 @@
 """The tests on a Citus cluster (PCS_TEST_ON_CITUS=1; .ci/run sets it for its last pass): the
 cluster of connectivity/citusnodes.py in .local/citus-test on ports 9710-9712 (never the
 `make citus` one on 9700-9702), started when it is not up already and stopped at the end by
-the run that started it. Each run gets its own database on every node, migrated and
+the run that started it. PCS_TEST_CITUS_PORT moves it (its data then in
+.local/citus-test-<port>), so that two runs side by side do not stop each other's cluster. Each run gets its own database on every node, migrated and
 distributed with 4 shards per colocation group (a TRUNCATE before each test costs about 2 s
 with Citus's default of 32)."""
 
@@ -24,7 +25,7 @@ from connectivity.operator.citus import Placement, distribute
 from connectivity.operator.migrations import upgrade
 
 TEST_SHARD_COUNT = 4
-TEST_BASE_PORT = 9710
+TEST_BASE_PORT = int(os.environ.get("PCS_TEST_CITUS_PORT", "9710"))
 
 
 def on_citus() -> bool:
@@ -39,7 +40,8 @@ def not_installed_reason() -> str | None:
 
 
 def cluster_for_tests() -> CitusCluster:
-    return CitusCluster(LOCAL / "citus-test", TEST_BASE_PORT, durable=False)
+    folder = "citus-test" if TEST_BASE_PORT == 9710 else f"citus-test-{TEST_BASE_PORT}"
+    return CitusCluster(LOCAL / folder, TEST_BASE_PORT, durable=False)
 
 
 @dataclass
