@@ -21,6 +21,7 @@ DISTRIBUTED_BY_PROPERTY = (
     "rate_plan_days",
     "property_counters",
     "ari_batches",
+    "ari_staged_values",
     "bookings",
     "reservations",
     "reservation_versions",

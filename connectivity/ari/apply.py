@@ -18,7 +18,9 @@ Guarantees, all from PostgreSQL:
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
+from dataclasses import dataclass
 
 from psycopg.types.json import Jsonb
 
@@ -81,12 +83,11 @@ def _apply_group(conn, batch_id: str, property_id: int, wait: bool, on_connectio
         return {}
     if on_claimed is not None:
         on_claimed([batch["id"] for batch in group if batch["id"] != batch_id])
-    rejected = stage_batches(conn, [batch["id"] for batch in group],
-                             [batch["property_id"] for batch in group])
+    staged = stage_batches(conn, group)
     # One upsert per day table for the whole group: a value's seq (batch seq x 8192 + item
     # index) picks the newest per field, as it does between separate transactions.
-    write_staged_values(conn)
-    return finish_batches(conn, group, rejected)
+    write_staged_values(conn, staged)
+    return finish_batches(conn, group, staged.rejected)
 
 
 def claim_group(conn, property_id: int, wait: bool) -> list[dict]:
@@ -126,26 +127,42 @@ def lock_waiting_hotels(conn, property_id: int) -> list[int]:
     return held
 
 
-def stage_batches(conn, batch_ids: list[str], property_ids: list[int]) -> dict[str, list[dict]]:
-    """Judge every item of the stored batches by the rejection rules (stage_batch_items) and
-    stage the values of those that can apply in `pushed_values`; each batch's rejected items,
-    as its outcome reports them. The worker (a group) and the dry run (one batch) both come
-    here: one set of rules."""
-    q = queries().ari
-    q.create_pushed_values(conn)
-    rejected = defaultdict(list)
-    for row in q.stage_batch_items(conn, batch_ids=batch_ids,
-                                   property_ids=sorted(set(property_ids))):
-        rejected[row["batch_id"]].append({"index": row["index"], "code": row["code"],
-                                          "message": rejection_message(row)})
-    return rejected
+@dataclass(frozen=True)
+class Staged:
+    """A staging in ari_staged_values: its rows are those of `stage`, on the shards of
+    `property_ids` (every statement names both, so that on Citus each is a router statement
+    for a one-hotel group); `rejected` lists each batch's rejected items as its outcome
+    reports them."""
+    stage: uuid.UUID
+    property_ids: list[int]
+    rejected: dict[str, list[dict]]
 
 
-def write_staged_values(conn) -> None:
-    """Upsert the staged values into the day tables, each field with its acceptance order."""
+def stage_batches(conn, batches: list[dict]) -> Staged:
+    """Judge every item of the stored batches (rows with their id, property_id and mapping_id)
+    by the rejection rules (stage_batch_items) and stage them: the values of those that can
+    apply, and the others with their codes. The worker (a group) and the dry run (one batch)
+    both come here: one set of rules."""
     q = queries().ari
-    q.upsert_room_type_days(conn)
-    q.upsert_rate_plan_days(conn)
+    staged = Staged(uuid.uuid4(), sorted({batch["property_id"] for batch in batches}),
+                    defaultdict(list))
+    rules = q.judging_rules(conn, property_ids=staged.property_ids,
+                            mapping_ids=sorted({batch["mapping_id"] for batch in batches}))
+    q.stage_batch_items(conn, stage=staged.stage, batch_ids=[batch["id"] for batch in batches],
+                        property_ids=staged.property_ids, rules=rules)
+    for row in q.staged_rejections(conn, stage=staged.stage, property_ids=staged.property_ids):
+        staged.rejected[row["batch_id"]].append({"index": row["index"], "code": row["code"],
+                                                 "message": rejection_message(row)})
+    return staged
+
+
+def write_staged_values(conn, staged: Staged) -> None:
+    """Upsert the staged values into the day tables, each field with its acceptance order, then
+    empty the staging (its rows live only within their transaction)."""
+    q = queries().ari
+    q.upsert_room_type_days(conn, stage=staged.stage, property_ids=staged.property_ids)
+    q.upsert_rate_plan_days(conn, stage=staged.stage, property_ids=staged.property_ids)
+    q.unstage(conn, stage=staged.stage, property_ids=staged.property_ids)
 
 
 def finish_batches(conn, group: list[dict], rejected: dict[str, list[dict]]) -> dict[str, dict]:

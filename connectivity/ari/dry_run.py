@@ -40,9 +40,13 @@ def _dry_run(conn, caller: Caller, kind: str, request: dict) -> str:
         store_batch(conn, caller, batch_id, kind, request)  # 404 when not mapped
         batch = q.dry_run_batch_seq(conn, id=batch_id)
         batch_seq = batch["seq"]
-        rejected = stage_batches(conn, [batch_id], [batch["property_id"]])[batch_id]
+        staged = stage_batches(conn, [batch])
+        rejected = staged.rejected[batch_id]
+        q.create_day_rows_before(conn)
+        q.remember_room_type_days(conn, stage=staged.stage, property_ids=staged.property_ids)
+        q.remember_rate_plan_days(conn, stage=staged.stage, property_ids=staged.property_ids)
         q.shadow_day_tables(conn)
-        write_staged_values(conn)
+        write_staged_values(conn, staged)
         changes = q.dry_run_changes(
             conn, batch_seq=batch_seq,
             room_type_codes=[item["room_type_code"] for item in items],

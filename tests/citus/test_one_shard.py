@@ -120,10 +120,6 @@ def test_an_ari_apply_writes_one_shard_on_one_worker(citus, settings, services, 
         assert len(shards) == 1 and nodes == {rows_node}, (table, shards, nodes, sent.sent)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "found on the cluster: the apply's day-table upserts are INSERT ... SELECT statements that "
-    "Citus runs through the coordinator (COPY into intermediate results), so each apply commits "
-    "with two-phase commit on its one worker"))
 def test_an_ari_apply_commits_without_two_phase_commit(citus, settings, services, issue,
                                                        partners):
     sent = apply_one_batch(citus, settings, services, issue)

@@ -1,67 +1,61 @@
 -- Applying a group of batches, in the worker, in one transaction: lock and claim them
--- (batches.sql), stage the values of the items that can apply, then one upsert per day table.
--- Set-based throughout: a 5,000-item batch, or 200 one-item batches, is four statements.
+-- (batches.sql), stage the judged items (ari_staged_values, migration 0015), read the
+-- rejections, one upsert per day table, and empty the staging. Set-based throughout: a
+-- 5,000-item batch, or 200 one-item batches, is the same handful of statements.
 
--- name: create_pushed_values#
--- What a batch's applicable items say, one row per (item, date): an ARI item is one date, a
--- restriction item every selected weekday of its range. seq orders the values (batch seq x
--- 8192 + item index: later batches, and later items of one batch, are newer).
-CREATE TEMP TABLE pushed_values (
-    seq                  bigint NOT NULL,
-    property_id          bigint NOT NULL,
-    date                 date NOT NULL,
-    room_type_id         bigint NOT NULL,
-    rate_plan_id         bigint,
-    available            integer,
-    rate                 numeric,
-    single_rate          numeric,
-    extra_adult_rate     numeric,
-    extra_child_rate     numeric,
-    closed               boolean,
-    min_stay             smallint,
-    max_stay             smallint,
-    closed_to_arrival    boolean,
-    closed_to_departure  boolean
-) ON COMMIT DROP;
+-- name: judging_rules(property_ids, mapping_ids)$
+-- What the rejection rules look up, for the hotels and mappings of a group, as one JSON value
+-- that stage_batch_items reads back: each hotel's today (in its timezone), the mappings' room
+-- types and rate plans (with their currencies) and which room types each rate plan sells.
+-- Read apart from the staging because these are reference tables: Citus cannot restrict an
+-- INSERT ... SELECT that joins one to the shards the rows go to (every shard of the staging
+-- table would be written, on both workers, and the apply would need two-phase commit), while
+-- values from a parameter leave it the batches' own shards.
+SELECT jsonb_build_object(
+    'hotels', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                   'property_id', p.id,
+                   'today', (now() AT TIME ZONE p.timezone)::date)), '[]')
+                 FROM properties p WHERE p.id = ANY(:property_ids)),
+    'room_types', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                       'mapping_id', prt.mapping_id, 'room_type_code', prt.room_type_code,
+                       'room_type_id', prt.room_type_id)), '[]')
+                     FROM partner_room_types prt WHERE prt.mapping_id = ANY(:mapping_ids)),
+    'rate_plans', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                       'mapping_id', prp.mapping_id, 'rate_plan_code', prp.rate_plan_code,
+                       'rate_plan_id', prp.rate_plan_id, 'currency', rp.currency)), '[]')
+                     FROM partner_rate_plans prp
+                     JOIN rate_plans rp ON rp.id = prp.rate_plan_id
+                    WHERE prp.mapping_id = ANY(:mapping_ids)),
+    'sold', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                 'rate_plan_id', s.rate_plan_id, 'room_type_id', s.room_type_id)), '[]')
+               FROM rate_plan_room_types s
+              WHERE s.rate_plan_id IN (SELECT prp.rate_plan_id FROM partner_rate_plans prp
+                                        WHERE prp.mapping_id = ANY(:mapping_ids)))
+)::text;
 
--- name: stage_batch_items(batch_ids, property_ids)
+-- name: stage_batch_items(stage, batch_ids, property_ids, rules)!
 -- Judges every item of the batches (a group: one statement whatever its size) against the
--- partner's mapping (contract section 8), stages the values of those that can apply, and
--- returns the others with their batch and rejection code.
+-- partner's mapping (contract section 8; `rules` from judging_rules) and stages it in
+-- ari_staged_values under `stage`: the values of an item that can apply, one row per date, or
+-- the item itself with its rejection code.
 -- An ARI item's date is a one-day range; a range is clipped to start yesterday (in the hotel's
 -- timezone), and refused whole when it ends before that or more than 2 years ahead.
-WITH batch AS (
-    SELECT b.id, b.seq, b.property_id, b.mapping_id, b.items, b.sandbox_scenario,
-           (now() AT TIME ZONE pr.timezone)::date AS today
-      FROM ari_batches b
-      JOIN properties pr ON pr.id = b.property_id
-     WHERE b.property_id = ANY(:property_ids) AND b.id = ANY(:batch_ids)
-),
-item AS (
-    SELECT b.id AS batch_id, b.seq * 8192 + (e.ord - 1) AS seq, (e.ord - 1)::integer AS index,
-           b.property_id, b.mapping_id, b.today, b.sandbox_scenario,
-           e.v->>'room_type_code' AS room_type_code,
-           e.v->>'rate_plan_code' AS rate_plan_code,
-           coalesce(e.v->>'date', e.v->>'from_date')::date AS from_date,
-           coalesce(e.v->>'date', e.v->>'to_date')::date AS to_date,
-           CASE WHEN e.v ? 'days_of_week' THEN ARRAY(
-               SELECT d::integer FROM jsonb_array_elements_text(e.v->'days_of_week') AS d)
-           END AS days_of_week,
-           (e.v->>'availability')::integer AS available,
-           e.v->>'currency' AS currency,
-           (e.v->>'rate')::numeric AS rate,
-           (e.v->>'single_rate')::numeric AS single_rate,
-           (e.v->>'extra_adult_rate')::numeric AS extra_adult_rate,
-           (e.v->>'extra_child_rate')::numeric AS extra_child_rate,
-           (e.v->>'closed')::boolean AS closed,
-           (e.v->>'min_stay')::smallint AS min_stay,
-           (e.v->>'max_stay')::smallint AS max_stay,
-           (e.v->>'closed_to_arrival')::boolean AS closed_to_arrival,
-           (e.v->>'closed_to_departure')::boolean AS closed_to_departure
-      FROM batch b, jsonb_array_elements(b.items) WITH ORDINALITY AS e(v, ord)
-),
-judged AS (
-    SELECT i.*, prt.room_type_id, prp.rate_plan_id, rp.currency AS plan_currency,
+-- Written as nested subqueries over the batches' own rows and the rules, with no CTE and no
+-- subquery in an expression, so that Citus pushes the whole INSERT ... SELECT down to the shards
+-- of the batches' hotels (the rows never pass through the coordinator).
+INSERT INTO ari_staged_values (
+    stage, property_id, batch_id, seq, date, room_type_id, rate_plan_id, available, rate,
+    single_rate, extra_adult_rate, extra_child_rate, closed, min_stay, max_stay,
+    closed_to_arrival, closed_to_departure, rejection, room_type_code, rate_plan_code,
+    currency, plan_currency, from_date, to_date)
+SELECT :stage, j.property_id, j.batch_id, j.seq,
+       CASE WHEN j.rejection IS NULL THEN d::date END,
+       j.room_type_id, j.rate_plan_id, j.available, j.rate, j.single_rate, j.extra_adult_rate,
+       j.extra_child_rate, j.closed, j.min_stay, j.max_stay, j.closed_to_arrival,
+       j.closed_to_departure, j.rejection, j.room_type_code, j.rate_plan_code, j.currency,
+       j.plan_currency, j.from_date, j.to_date
+  FROM (
+    SELECT i.*, prt.room_type_id, prp.rate_plan_id, prp.currency AS plan_currency,
            CASE
              -- X-Sandbox-Scenario: partially_applied (contract 11.4)
              WHEN i.index = 0 AND i.sandbox_scenario = 'partially_applied'
@@ -69,47 +63,77 @@ judged AS (
              WHEN prt.room_type_id IS NULL THEN 'unknown_room_type'
              WHEN i.rate_plan_code IS NOT NULL AND prp.rate_plan_id IS NULL
                THEN 'unknown_rate_plan'
-             WHEN prp.rate_plan_id IS NOT NULL AND NOT EXISTS (
-                    SELECT 1 FROM rate_plan_room_types s
-                     WHERE s.rate_plan_id = prp.rate_plan_id
-                       AND s.room_type_id = prt.room_type_id)
+             WHEN prp.rate_plan_id IS NOT NULL AND sold.rate_plan_id IS NULL
                THEN 'rate_plan_not_for_room_type'
              WHEN i.rate_plan_code IS NULL
                   AND num_nonnulls(i.rate, i.single_rate, i.extra_adult_rate,
                                    i.extra_child_rate) > 0
                THEN 'price_without_rate_plan'
-             WHEN i.currency <> rp.currency THEN 'currency_mismatch'
+             WHEN i.currency <> prp.currency THEN 'currency_mismatch'
              WHEN i.min_stay > i.max_stay THEN 'min_stay_above_max_stay'
              WHEN i.to_date < i.today - 1 THEN 'date_in_past'
              WHEN i.to_date > (i.today + interval '2 years')::date THEN 'date_too_far'
            END AS rejection
-      FROM item i
-      LEFT JOIN partner_room_types prt
+      FROM (
+        SELECT b.id AS batch_id, b.seq * 8192 + (e.ord - 1) AS seq,
+               (e.ord - 1)::integer AS index, b.property_id, b.mapping_id, b.sandbox_scenario,
+               h.today,
+               e.v->>'room_type_code' AS room_type_code,
+               e.v->>'rate_plan_code' AS rate_plan_code,
+               coalesce(e.v->>'date', e.v->>'from_date')::date AS from_date,
+               coalesce(e.v->>'date', e.v->>'to_date')::date AS to_date,
+               e.v->'days_of_week' AS days_of_week,
+               (e.v->>'availability')::integer AS available,
+               e.v->>'currency' AS currency,
+               (e.v->>'rate')::numeric AS rate,
+               (e.v->>'single_rate')::numeric AS single_rate,
+               (e.v->>'extra_adult_rate')::numeric AS extra_adult_rate,
+               (e.v->>'extra_child_rate')::numeric AS extra_child_rate,
+               (e.v->>'closed')::boolean AS closed,
+               (e.v->>'min_stay')::smallint AS min_stay,
+               (e.v->>'max_stay')::smallint AS max_stay,
+               (e.v->>'closed_to_arrival')::boolean AS closed_to_arrival,
+               (e.v->>'closed_to_departure')::boolean AS closed_to_departure
+          FROM ari_batches b
+          JOIN jsonb_to_recordset(:rules::jsonb -> 'hotels') AS h(property_id bigint, today date)
+            ON h.property_id = b.property_id
+          CROSS JOIN LATERAL jsonb_array_elements(b.items) WITH ORDINALITY AS e(v, ord)
+         WHERE b.property_id = ANY(:property_ids) AND b.id = ANY(:batch_ids)
+      ) i
+      LEFT JOIN jsonb_to_recordset(:rules::jsonb -> 'room_types')
+             AS prt(mapping_id bigint, room_type_code text, room_type_id bigint)
              ON prt.mapping_id = i.mapping_id AND prt.room_type_code = i.room_type_code
-      LEFT JOIN partner_rate_plans prp
+      LEFT JOIN jsonb_to_recordset(:rules::jsonb -> 'rate_plans')
+             AS prp(mapping_id bigint, rate_plan_code text, rate_plan_id bigint, currency text)
              ON prp.mapping_id = i.mapping_id AND prp.rate_plan_code = i.rate_plan_code
-      LEFT JOIN rate_plans rp ON rp.id = prp.rate_plan_id
-),
-staged AS (
-    INSERT INTO pushed_values (seq, property_id, date, room_type_id, rate_plan_id, available,
-                               rate, single_rate, extra_adult_rate, extra_child_rate, closed,
-                               min_stay, max_stay, closed_to_arrival, closed_to_departure)
-    SELECT j.seq, j.property_id, d::date, j.room_type_id, j.rate_plan_id, j.available, j.rate,
-           j.single_rate, j.extra_adult_rate, j.extra_child_rate, j.closed, j.min_stay,
-           j.max_stay, j.closed_to_arrival, j.closed_to_departure
-      FROM judged j,
-           generate_series(greatest(j.from_date, j.today - 1), j.to_date, interval '1 day') AS d
-     WHERE j.rejection IS NULL
-       AND (j.days_of_week IS NULL
-            OR extract(isodow FROM d)::integer - 1 = ANY (j.days_of_week))
-)
-SELECT batch_id, index, rejection AS code, room_type_code, rate_plan_code, currency,
-       plan_currency, from_date, to_date
-  FROM judged
- WHERE rejection IS NOT NULL
+      LEFT JOIN jsonb_to_recordset(:rules::jsonb -> 'sold')
+             AS sold(rate_plan_id bigint, room_type_id bigint)
+             ON sold.rate_plan_id = prp.rate_plan_id AND sold.room_type_id = prt.room_type_id
+  ) j
+  -- The dates of an item that applies; a rejected item is one row, dated by its from_date.
+  CROSS JOIN LATERAL generate_series(
+       CASE WHEN j.rejection IS NULL THEN greatest(j.from_date, j.today - 1) ELSE j.from_date END,
+       CASE WHEN j.rejection IS NULL THEN j.to_date ELSE j.from_date END,
+       interval '1 day') AS d
+ WHERE j.property_id = ANY(:property_ids)
+   AND (j.rejection IS NOT NULL
+        OR j.days_of_week IS NULL
+        -- days_of_week holds weekdays from 0 (Monday): a JSON array contains a number
+        OR j.days_of_week @> to_jsonb(extract(isodow FROM d)::integer - 1));
+
+-- name: staged_rejections(stage, property_ids)
+-- The rejected items of a staging, with their batch, in acceptance order.
+SELECT batch_id, mod(seq, 8192)::integer AS index, rejection AS code, room_type_code,
+       rate_plan_code, currency, plan_currency, from_date, to_date
+  FROM ari_staged_values
+ WHERE property_id = ANY(:property_ids) AND stage = :stage AND rejection IS NOT NULL
  ORDER BY seq;
 
--- name: upsert_room_type_days()!
+-- name: unstage(stage, property_ids)!
+-- A staging's rows, once written: the table is empty between transactions.
+DELETE FROM ari_staged_values WHERE property_id = ANY(:property_ids) AND stage = :stage;
+
+-- name: upsert_room_type_days(stage, property_ids)!
 -- Inventory from every staged row; restrictions from the rows without a rate plan (those are
 -- the room type's). Per field, the newest staged value is written, and only over an older one:
 -- a value written by a newer batch stays, and a batch applied again changes nothing (the WHERE
@@ -136,10 +160,12 @@ SELECT property_id, date, room_type_id,
        (array_agg(closed_to_departure ORDER BY seq DESC)
             FILTER (WHERE closed_to_departure IS NOT NULL AND rate_plan_id IS NULL))[1],
        max(seq) FILTER (WHERE closed_to_departure IS NOT NULL AND rate_plan_id IS NULL)
-  FROM pushed_values
- WHERE available IS NOT NULL
-    OR (rate_plan_id IS NULL
-        AND num_nonnulls(closed, min_stay, max_stay, closed_to_arrival, closed_to_departure) > 0)
+  FROM ari_staged_values
+ WHERE property_id = ANY(:property_ids) AND stage = :stage AND rejection IS NULL
+   AND (available IS NOT NULL
+        OR (rate_plan_id IS NULL
+            AND num_nonnulls(closed, min_stay, max_stay, closed_to_arrival,
+                             closed_to_departure) > 0))
  GROUP BY property_id, date, room_type_id
  ORDER BY property_id, date, room_type_id
 ON CONFLICT (property_id, date, room_type_id) DO UPDATE SET
@@ -169,7 +195,7 @@ WHERE EXCLUDED.available_seq > coalesce(t.available_seq, -1)
    OR EXCLUDED.closed_to_arrival_seq > coalesce(t.closed_to_arrival_seq, -1)
    OR EXCLUDED.closed_to_departure_seq > coalesce(t.closed_to_departure_seq, -1);
 
--- name: upsert_rate_plan_days()!
+-- name: upsert_rate_plan_days(stage, property_ids)!
 -- Prices and the rate plan's own restrictions, from the rows with a rate plan; per field as in
 -- upsert_room_type_days.
 INSERT INTO rate_plan_days AS t (
@@ -201,8 +227,9 @@ SELECT property_id, date, room_type_id, rate_plan_id,
        (array_agg(closed_to_departure ORDER BY seq DESC)
             FILTER (WHERE closed_to_departure IS NOT NULL))[1],
        max(seq) FILTER (WHERE closed_to_departure IS NOT NULL)
-  FROM pushed_values
- WHERE rate_plan_id IS NOT NULL
+  FROM ari_staged_values
+ WHERE property_id = ANY(:property_ids) AND stage = :stage AND rejection IS NULL
+   AND rate_plan_id IS NOT NULL
    AND num_nonnulls(rate, single_rate, extra_adult_rate, extra_child_rate, closed, min_stay,
                     max_stay, closed_to_arrival, closed_to_departure) > 0
  GROUP BY property_id, date, room_type_id, rate_plan_id

@@ -2,26 +2,42 @@
 -- statements (stage_batch_items, upsert_*_days) in a transaction that is rolled back; these
 -- give the upserts copies of the rows the batch touches to write into, and compare.
 
--- name: shadow_day_tables#
+-- name: create_day_rows_before#
 -- The rows the staged values address, as they are now (absent: no row yet), kept twice: as they
--- are (*_before) and in temporary tables named like the day tables. PostgreSQL looks a name up
--- among the session's temporary tables first, so from here on in this transaction
--- `room_type_days` and `rate_plan_days` are these copies, and the worker's upserts write into
--- them, unchanged. A copy has the day table's key, checks and defaults; it lacks its foreign
--- keys (the judged items name the hotel's own room types and rate plans), its change-log
--- triggers (their rows were rolled back anyway) and its 11 million rows: writing 5,000 values
--- into the day tables themselves cost 100 ms of the 400, and locked the rows meanwhile.
-CREATE TEMP TABLE room_type_days_before ON COMMIT DROP AS
+-- are (*_before, filled by the two statements below) and in temporary tables named like the day
+-- tables (shadow_day_tables). PostgreSQL looks a name up among the session's temporary tables
+-- first, so from then on in this transaction `room_type_days` and `rate_plan_days` are these
+-- copies, and the worker's upserts write into them, unchanged. A copy has the day table's key,
+-- checks and defaults; it lacks its foreign keys (the judged items name the hotel's own room
+-- types and rate plans), its change-log triggers (their rows were rolled back anyway) and its
+-- 11 million rows: writing 5,000 values into the day tables themselves cost 100 ms of the 400,
+-- and locked the rows meanwhile.
+CREATE TEMP TABLE room_type_days_before (LIKE room_type_days) ON COMMIT DROP;
+CREATE TEMP TABLE rate_plan_days_before (LIKE rate_plan_days) ON COMMIT DROP;
+
+-- name: remember_room_type_days(stage, property_ids)!
+INSERT INTO room_type_days_before
 SELECT t.*
   FROM room_type_days t
- WHERE (t.property_id, t.date, t.room_type_id) IN (
-        SELECT property_id, date, room_type_id FROM pushed_values);
-CREATE TEMP TABLE rate_plan_days_before ON COMMIT DROP AS
+ WHERE t.property_id = ANY(:property_ids)
+   AND (t.property_id, t.date, t.room_type_id) IN (
+        SELECT property_id, date, room_type_id
+          FROM ari_staged_values
+         WHERE property_id = ANY(:property_ids) AND stage = :stage AND rejection IS NULL);
+
+-- name: remember_rate_plan_days(stage, property_ids)!
+INSERT INTO rate_plan_days_before
 SELECT t.*
   FROM rate_plan_days t
- WHERE (t.property_id, t.date, t.room_type_id, t.rate_plan_id) IN (
-        SELECT property_id, date, room_type_id, rate_plan_id FROM pushed_values
-         WHERE rate_plan_id IS NOT NULL);
+ WHERE t.property_id = ANY(:property_ids)
+   AND (t.property_id, t.date, t.room_type_id, t.rate_plan_id) IN (
+        SELECT property_id, date, room_type_id, rate_plan_id
+          FROM ari_staged_values
+         WHERE property_id = ANY(:property_ids) AND stage = :stage AND rejection IS NULL
+           AND rate_plan_id IS NOT NULL);
+
+-- name: shadow_day_tables#
+-- After the two above: the copies the upserts write into, under the day tables' names.
 CREATE TEMP TABLE room_type_days (LIKE room_type_days INCLUDING ALL) ON COMMIT DROP;
 INSERT INTO room_type_days SELECT * FROM room_type_days_before;
 CREATE TEMP TABLE rate_plan_days (LIKE rate_plan_days INCLUDING ALL) ON COMMIT DROP;
@@ -146,4 +162,4 @@ SELECT concat('[', string_agg(concat(
 
 -- name: dry_run_batch_seq(id)^
 -- The acceptance order the dry run's own (never committed) batch drew.
-SELECT seq, property_id FROM ari_batches WHERE id = :id;
+SELECT id, seq, property_id, mapping_id FROM ari_batches WHERE id = :id;
