@@ -38,18 +38,20 @@ GROUP_MAX_ITEMS = 2000
 HOTEL_WINDOW_BATCHES = 4 * GROUP_MAX_BATCHES
 
 
-def apply_batch(db: Database, batch_id: str, *, on_connection=None,
-                on_claimed=None) -> dict | None:
+def apply_batch(db: Database, batch_id: str, property_id: int | None = None, *,
+                on_connection=None, on_claimed=None) -> dict | None:
     """Apply the batch, with a group of other waiting batches; the batch's outcome counts (and
     the ids of the others its group applied), or None when it was already finished (or is
     not there at all), by an earlier run or in another job's group.
 
     `on_connection(conn)` is told the connection of each transaction before it starts work,
-    so a worker stopping can cancel the statement in hand (worker.py); `on_claimed(ids)` the
-    other batches of each group once claimed, before they are applied (jobs.py)."""
+    so a worker stopping can cancel the statement in hand (worker.py); `on_claimed(batches)` the
+    other batches of each group (their id and property_id) once claimed, before they are applied
+    (jobs.py). `property_id`, the batch's hotel, spares a lookup by id (every shard on Citus)."""
     q = queries().ari
     with db.connection() as conn:
-        property_id = q.batch_hotel(conn, id=batch_id)
+        if property_id is None:
+            property_id = q.batch_hotel(conn, id=batch_id)
         started = property_id and q.mark_processing(conn, property_id=property_id, id=batch_id)
     if not started:
         return None
@@ -82,7 +84,7 @@ def _apply_group(conn, batch_id: str, property_id: int, wait: bool, on_connectio
     if not group:
         return {}
     if on_claimed is not None:
-        on_claimed([batch["id"] for batch in group if batch["id"] != batch_id])
+        on_claimed([batch for batch in group if batch["id"] != batch_id])
     staged = stage_batches(conn, group)
     # One upsert per day table for the whole group: a value's seq (batch seq x 8192 + item
     # index) picks the newest per field, as it does between separate transactions.

@@ -48,7 +48,7 @@ def accept_batch(db: Database, queue: BatchQueue, caller: Caller, kind: str, req
             "partially_applied needs at least 2 items: item 0 is rejected, the others apply"]})
     batch_id = str(uuid.uuid4())
     accepted = db.run(store_batch, caller, batch_id, kind, request, sandbox_scenario)
-    queue.enqueue(batch_id, not_before=accepted.pop("apply_after"))
+    queue.enqueue(batch_id, accepted.pop("property_id"), not_before=accepted.pop("apply_after"))
     return accepted
 
 

@@ -46,25 +46,29 @@ def database() -> Database:
     return _database
 
 
-def apply_ari_batch(batch_id: str) -> dict | None:
+def apply_ari_batch(batch_id: str, property_id: int | None = None) -> dict | None:
     """Apply the batch with its group (ari/apply.py). The jobs of the group's other batches are
     taken off the queue as soon as the group is claimed, before it commits: a second worker
     would otherwise spend its time on them. Should the group fail, they are put back (a worker
-    killed meanwhile leaves them to recovery, 60-90 s)."""
+    killed meanwhile leaves them to recovery, 60-90 s). `property_id`: the batch's hotel, which
+    jobs carry (one enqueued without it, by an earlier version, is looked up)."""
     global _in_hand
     job = get_current_job()
     batch_queue = (BatchQueue(job.connection, redis_prefix_of(job.origin))
                    if job is not None else None)
     dropped: list[str] = []
+    hotels: dict[str, int] = {}
 
-    def claimed(others: list[str]) -> None:
+    def claimed(others: list[dict]) -> None:
+        hotels.update((batch["id"], batch["property_id"]) for batch in others)
         if batch_queue is not None:
-            dropped.extend(batch_queue.drop_waiting(others))
+            dropped.extend(batch_queue.drop_waiting([batch["id"] for batch in others]))
     try:
-        outcome = apply_batch(database(), batch_id, on_connection=_hold, on_claimed=claimed)
+        outcome = apply_batch(database(), batch_id, property_id, on_connection=_hold,
+                              on_claimed=claimed)
     except BaseException:
         for other in dropped:
-            batch_queue.enqueue(other)
+            batch_queue.enqueue(other, hotels[other])
         raise
     finally:
         _in_hand = None

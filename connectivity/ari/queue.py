@@ -54,19 +54,24 @@ class BatchQueue:
         self.connection = connection
         self.queue = Queue(queue_name(redis_prefix), connection=connection)
 
-    def enqueue(self, batch_id: str, not_before: dt.datetime | None = None) -> bool:
+    def enqueue(self, batch_id: str, property_id: int | None = None,
+                not_before: dt.datetime | None = None) -> bool:
         """Put the batch's job on the queue (`not_before`: scheduled for then, by the worker's
         scheduler); False (and a warning) when Redis cannot be reached, which loses nothing: the
-        batch is in PostgreSQL and recovery enqueues it later."""
+        batch is in PostgreSQL and recovery enqueues it later. The job carries the batch's hotel
+        (the service always knows it), so that the worker finds the batch on its hotel's shard
+        (on Citus, a lookup by id alone reads every shard)."""
         options = dict(job_id=batch_id, job_timeout=JOB_TIMEOUT_SECONDS, retry=JOB_RETRY,
                        result_ttl=RESULT_TTL_SECONDS,
                        on_failure=Callback("connectivity.ari.jobs.batch_job_failed"))
+        arguments = (batch_id,) if property_id is None else (batch_id, property_id)
         try:
             if not_before is not None:
                 self.queue.enqueue_at(_whole_second_after(not_before),
-                                      "connectivity.ari.jobs.apply_ari_batch", batch_id, **options)
+                                      "connectivity.ari.jobs.apply_ari_batch", *arguments,
+                                      **options)
             else:
-                self.queue.enqueue("connectivity.ari.jobs.apply_ari_batch", batch_id, **options)
+                self.queue.enqueue("connectivity.ari.jobs.apply_ari_batch", *arguments, **options)
         except (RedisError, OSError) as exc:
             log.warning("ari_batch_not_enqueued", batch_id=batch_id, error=str(exc))
             return False
@@ -116,11 +121,12 @@ def requeue_stranded_batches(db: Database, queue: BatchQueue, *, older_than_seco
     """Enqueue again every unfinished batch older than `older_than_seconds` whose job is
     neither waiting nor running (its worker's heartbeat fresher than the grace)."""
     with db.connection() as conn:
-        stranded = [row["id"] for row in queries().ari.stranded_batches(
-            conn, older_than_seconds=older_than_seconds, max_count=max_count)]
+        stranded = queries().ari.stranded_batches(conn, older_than_seconds=older_than_seconds,
+                                                  max_count=max_count)
     grace = dt.timedelta(seconds=heartbeat_grace_seconds)
-    requeued = [batch_id for batch_id in stranded
-                if not queue.waiting_or_alive(batch_id, grace) and queue.enqueue(batch_id)]
+    requeued = [row["id"] for row in stranded
+                if not queue.waiting_or_alive(row["id"], grace)
+                and queue.enqueue(row["id"], row["property_id"])]
     if requeued:
         log.warning("ari_batches_requeued", count=len(requeued), batch_ids=requeued[:20])
     return requeued

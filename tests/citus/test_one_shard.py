@@ -100,7 +100,7 @@ def apply_one_batch(citus, settings, services, issue):
     with psycopg.connect(citus.url) as conn:
         assert conn.execute("SELECT status FROM ari_batches WHERE id = %s",
                             (batch,)).fetchone()[0] == "applied"
-    return sent
+    return sent, batch
 
 
 def written(sent, table: str) -> tuple[set[str], set[int]]:
@@ -111,16 +111,21 @@ def written(sent, table: str) -> tuple[set[str], set[int]]:
 
 
 def test_an_ari_apply_writes_one_shard_on_one_worker(citus, settings, services, issue, partners):
-    """Accept and apply write LIS1's shard of each table only (the worker's reads that find a
-    batch by id, or a hotel's waiting batches, do fan out: a job carries the batch id)."""
+    """Accept and apply write LIS1's shard of each table only, and every statement that names
+    the batch reads that shard: the job carries the batch's hotel (the read of the hotels'
+    waiting batches does fan out: it looks for other hotels)."""
     rows_node, _ = partners
-    sent = apply_one_batch(citus, settings, services, issue)
-    for table in ("ari_batches", "property_counters", "room_type_days", "rate_plan_days"):
+    sent, batch = apply_one_batch(citus, settings, services, issue)
+    for table in ("ari_batches", "property_counters", "room_type_days", "rate_plan_days",
+                  "ari_staged_values"):
         shards, nodes = written(sent, table)
         assert len(shards) == 1 and nodes == {rows_node}, (table, shards, nodes, sent.sent)
+    naming = {shard for _, command in sent.sent if batch in command
+              for shard in re.findall(r"\bpublic\.ari_batches_(\d+)\b", command)}
+    assert len(naming) == 1, [c for _, c in sent.sent if batch in c]
 
 
 def test_an_ari_apply_commits_without_two_phase_commit(citus, settings, services, issue,
                                                        partners):
-    sent = apply_one_batch(citus, settings, services, issue)
+    sent, _ = apply_one_batch(citus, settings, services, issue)
     assert sent.prepared_on() == set(), sent.sent

@@ -26,7 +26,7 @@ INSERT INTO ari_batches (id, seq, partner_id, environment, mapping_id, property_
 VALUES (:id, :seq, :partner_id, :environment, :mapping_id, :property_id, :hotel_code, :kind,
         :items, :item_count, :sandbox_scenario,
         now() + make_interval(secs => CAST(:delay_seconds AS double precision)))
-RETURNING id AS batch_id, status, item_count, apply_after;
+RETURNING id AS batch_id, property_id, status, item_count, apply_after;
 
 -- name: batch_outcome(id, partner_id, environment)^
 -- A batch as its partner sees it; another partner's (or environment's) is not there at all.
@@ -36,8 +36,9 @@ SELECT id AS batch_id, kind, hotel_code, status, item_count, applied_count, reje
  WHERE id = :id AND partner_id = :partner_id AND environment = :environment;
 
 -- name: batch_hotel(id)$
--- The hotel of a batch known by its id alone (its job, GET /ari/batches): under Citus a look at
--- each shard's index on id; every statement after it names the hotel, so runs on one shard.
+-- The hotel of a batch known by its id alone (GET /ari/batches; a job enqueued before jobs
+-- carried their hotel): under Citus a look at each shard's index on id; every statement after
+-- it names the hotel, so runs on one shard.
 SELECT property_id FROM ari_batches WHERE id = :id;
 
 -- name: mark_processing(property_id, id)^
@@ -159,7 +160,7 @@ UPDATE ari_batches SET status = 'failed', failure = :failure, applied_at = state
 -- name: stranded_batches(older_than_seconds, max_count)
 -- Unfinished batches old enough that their job should have run: Redis may have lost it, been
 -- down when the batch was accepted, or the worker applying it may have died.
-SELECT id
+SELECT id, property_id
   FROM ari_batches
  WHERE status IN ('queued', 'processing')
    AND coalesce(started_at, received_at) < now() - make_interval(secs => :older_than_seconds)
