@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 import psycopg
-import pytest
 
 from tests.api.signing import bearer
 from tests.bookings.conftest import START as BOOKING_START

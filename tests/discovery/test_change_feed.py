@@ -9,9 +9,6 @@ import json
 
 import psycopg
 import pytest
-from itsdangerous import URLSafeSerializer
-
-from connectivity.availability.feed_cursor import CursorExpired, CursorSigner, Position
 
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from tests.api.helpers import assert_envelope_failure, assert_envelope_success
@@ -245,17 +242,6 @@ def test_each_origin_keeps_its_own_position(feed, db, catalog, services):
             "JOIN properties p ON p.id = c.property_id GROUP BY p.code")}
     if origin["LIS1"] != origin["OPO1"]:
         assert xid["OPO1"] < xid["LIS1"], xid  # a single position would have skipped it
-
-
-def test_a_cursor_of_one_position_is_origin_0s():
-    """Cursors signed before positions per origin (salt v1) still read: plain PostgreSQL had
-    only origin 0."""
-    v1 = URLSafeSerializer("k", salt="pcs.change-feed-cursor.v1").dumps([7, "sandbox", 812, 9])
-    assert CursorSigner("k").load(v1, 7, "sandbox") == {0: Position(812, 9)}
-    with pytest.raises(CursorExpired):
-        CursorSigner("k").load(v1, 8, "sandbox")
-    now = CursorSigner("k").dump(7, "sandbox", {0: Position(5, 1), 2: Position(9, 0)})
-    assert CursorSigner("k").load(now, 7, "sandbox") == {0: Position(5, 1), 2: Position(9, 0)}
 
 
 def test_a_cursor_not_ours_or_another_partners_is_410(feed, client, pull, db, issue, catalog):
