@@ -80,9 +80,11 @@ def make_command(args: argparse.Namespace) -> str:
         parts.append(f"ROUNDS={args.rounds}")
     if args.label != "latest":
         parts.append(f"LABEL={args.label}")
-    env = [f"{k}={_without_password(os.environ[k])}" for k in (
+    if args.citus:
+        parts.append("BENCH_ARGS=--citus")
+    env = [f"{k}={','.join(map(_without_password, os.environ[k].split(',')))}" for k in (
         "DATABASE_URL", "REDIS_URL", "BENCH_DATABASE", "WEB_CONCURRENCY", "WEB_THREADS",
-        "DB_POOL_SIZE")
+        "DB_POOL_SIZE", *(("CITUS_WORKER_URLS", "CITUS_SHARD_COUNT") if args.citus else ()))
         if os.environ.get(k)]
     return " ".join(env + parts)
 
