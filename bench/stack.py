@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from dataclasses import dataclass, field
 
 import psycopg
@@ -113,15 +114,17 @@ def distribute_bench_database(database_url: str, worker_urls: list[str]) -> None
     """`citus distribute` on the bench database once its data set is in (Citus copies the rows
     into the shards); a database distributed already is left as it is. Refuses (SystemExit)
     unless the database then is what the figures claim to measure: see citus_problems."""
+    started = time.monotonic()
     with psycopg.connect(database_url, autocommit=True, row_factory=dict_row) as conn:
         results = distribute(conn, int(os.environ.get("CITUS_SHARD_COUNT", DEFAULT_SHARD_COUNT)))
+        seconds = time.monotonic() - started
         problems = [f"not placed: {p.line()}" for p in results if p.outcome in ("failed", "undone")]
         problems += citus_problems(conn, worker_urls)
     if problems:
         raise SystemExit(f"--citus: {describe_url(database_url)} is not a distributed bench "
                          "database, so nothing is measured:\n  " + "\n  ".join(problems))
     placed = sum(p.outcome == "placed" for p in results)
-    print(f"citus distribute: {placed} table(s) placed" if placed
+    print(f"citus distribute: {placed} table(s) placed in {seconds:.0f} s" if placed
           else "citus distribute: already distributed", flush=True)
 
 
