@@ -72,17 +72,25 @@ NO_PRICES = f"{N}\t{N}\t{N}\t{N}"
 
 def ensure_dataset(database_url: str, spec: Spec = Spec(), *, force: bool = False) -> dict:
     """Generate unless the database already holds this spec's data set; returns the marker."""
-    with psycopg.connect(database_url, autocommit=True, row_factory=dict_row) as conn:
-        conn.execute(MARKER_DDL)
-        marker = conn.execute("SELECT * FROM bench_dataset").fetchone()
-    today = date.today()
-    if (not force and marker and marker["spec"] == spec.as_dict()
-            and marker["start_date"] >= today - timedelta(days=STALE_AFTER_DAYS)):
+    marker = present_dataset(database_url, spec, force=force)
+    if marker is not None:
         print(f"data set present (generated {marker['generated_at']:%Y-%m-%d %H:%M} in "
               f"{float(marker['seconds']):.0f} s, ARI from {marker['start_date']}): not regenerating",
               flush=True)
         return marker
-    return generate(database_url, spec, today)
+    return generate(database_url, spec, date.today())
+
+
+def present_dataset(database_url: str, spec: Spec = Spec(), *, force: bool = False) -> dict | None:
+    """The marker of this spec's data set when the database holds it fresh; None when the next
+    ensure_dataset generates."""
+    with psycopg.connect(database_url, autocommit=True, row_factory=dict_row) as conn:
+        conn.execute(MARKER_DDL)
+        marker = conn.execute("SELECT * FROM bench_dataset").fetchone()
+    if (not force and marker and marker["spec"] == spec.as_dict()
+            and marker["start_date"] >= date.today() - timedelta(days=STALE_AFTER_DAYS)):
+        return marker
+    return None
 
 
 def generate(database_url: str, spec: Spec, start: date) -> dict:

@@ -26,13 +26,13 @@ from connectivity.queries import queries
 
 from . import cpu, report
 from .dataset import Spec
-from .generate import ensure_dataset
+from .generate import ensure_dataset, present_dataset
 from .load import drive, http_ops
 from .machine import code_version, describe
 from .scenarios import REGISTRY, TARGETS, Context, Scenario
 from . import ari, ari_stream, ari_visible, bookings, discovery  # noqa: F401,E402 - register their scenarios
 from .server import WebServer
-from .stack import distribute_bench_database, start_stack
+from .stack import Stack, distribute_bench_database, is_distributed, start_stack
 
 DEFAULTS = {"requests": 20000, "concurrency": 16, "warmup": 50, "processes": 2, "rounds": 1}
 LOCK = report.ROOT / ".local" / "bench.lock"
@@ -80,9 +80,11 @@ def make_command(args: argparse.Namespace) -> str:
         parts.append(f"ROUNDS={args.rounds}")
     if args.label != "latest":
         parts.append(f"LABEL={args.label}")
-    env = [f"{k}={_without_password(os.environ[k])}" for k in (
+    if args.citus:
+        parts.append("BENCH_ARGS=--citus")
+    env = [f"{k}={','.join(map(_without_password, os.environ[k].split(',')))}" for k in (
         "DATABASE_URL", "REDIS_URL", "BENCH_DATABASE", "WEB_CONCURRENCY", "WEB_THREADS",
-        "DB_POOL_SIZE")
+        "DB_POOL_SIZE", *(("CITUS_WORKER_URLS", "CITUS_SHARD_COUNT") if args.citus else ()))
         if os.environ.get(k)]
     return " ".join(env + parts)
 
@@ -229,9 +231,10 @@ def measure(args: argparse.Namespace) -> dict:
     keys: KeyRing | None = None
     log_checks = []
     try:
-        marker = ensure_dataset(stack.database_url, force=args.regenerate)
         if args.citus:
-            distribute_bench_database(stack.database_url)
+            marker = _citus_dataset(stack, args.regenerate)
+        else:
+            marker = ensure_dataset(stack.database_url, force=args.regenerate)
         stack.clear_redis()
         machine = describe(stack.database_url, stack.redis_url, stack.embedded)
         keys = KeyRing(stack.database_url, stack.secret_key)
@@ -281,6 +284,23 @@ def measure(args: argparse.Namespace) -> dict:
             "client": {"processes": args.processes, "rounds": args.rounds},
             "request_log_check": [c for c in log_checks if c], "scenarios": rows,
             "targets": targets}
+
+
+def _citus_dataset(stack: Stack, force: bool) -> dict:
+    """The data set in a distributed bench database: generated into plain tables on the
+    coordinator, then distributed (Citus copies the rows into the shards, triggers silent).
+    Generated into distributed tables instead, the rows would pass through the shards' triggers:
+    the generator silences them with a session SET, which Citus does not send on to the workers
+    (only SET LOCAL, under citus.propagate_set_commands), so every row would be logged as a
+    change. A distributed database that needs the data set again therefore starts over."""
+    if present_dataset(stack.database_url, force=force) is None and is_distributed(
+            stack.database_url):
+        print("the data set is to be generated again into a distributed database: dropping "
+              "and recreating the bench database on every node", flush=True)
+        stack.start_over()
+    marker = ensure_dataset(stack.database_url, force=force)
+    distribute_bench_database(stack.database_url, stack.citus_workers)
+    return marker
 
 
 def _stop(server: WebServer) -> dict | None:

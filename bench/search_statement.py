@@ -1,7 +1,7 @@
 """The search statement alone, timed from one connection, on a bench database that may be on
 Citus (the `search-floor` scenario's statement and windows (search_request), from today rather than
-the data set's first ARI date, without the bench's data-set checks,
-which would recreate a distributed database as a plain one):
+the data set's first ARI date), without the bench's servers and data-set checks: a few seconds
+against a bench database made already, where `search-floor` runs two clients after a warm-up:
 
     python -m bench.search_statement postgresql://postgres@127.0.0.1:9700/pcs_bench_17c [WINDOWS]
 

@@ -243,22 +243,23 @@ def prepare_database(coordinator_url: str, worker_urls: list[str], database: str
             conn.execute("CREATE EXTENSION IF NOT EXISTS citus")
     with psycopg.connect(make_conninfo(coordinator_url, dbname=database),
                          autocommit=True) as conn:
-        host, port = _host_port(coordinator_url)
+        host, port = host_port(coordinator_url)
         conn.execute("SELECT citus_set_coordinator_host(%s, %s)", (host, port))
         joined = {(row[0], row[1]) for row in conn.execute(
             "SELECT nodename, nodeport FROM pg_dist_node WHERE noderole = 'primary'")}
         for url in worker_urls:
-            if _host_port(url) not in joined:
-                conn.execute("SELECT citus_add_node(%s, %s)", _host_port(url))
+            if host_port(url) not in joined:
+                conn.execute("SELECT citus_add_node(%s, %s)", host_port(url))
                 done.append(f"worker {_address(url)} added to {database}")
     return done
 
 
-def _host_port(url: str) -> tuple[str, int]:
+def host_port(url: str) -> tuple[str, int]:
+    """(host, port) of a node URL, as pg_dist_node names the node."""
     parts = conninfo_to_dict(url)
     return parts.get("host") or HOST, int(parts.get("port") or 5432)
 
 
 def _address(url: str) -> str:
-    host, port = _host_port(url)
+    host, port = host_port(url)
     return f"{host}:{port}"
