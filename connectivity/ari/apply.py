@@ -141,16 +141,16 @@ class Staged:
 
 
 def stage_batches(conn, batches: list[dict]) -> Staged:
-    """Judge every item of the stored batches (rows with their id, property_id and mapping_id)
+    """Judge every item of the stored batches (rows with their id and property_id)
     by the rejection rules (stage_batch_items) and stage them: the values of those that can
     apply, and the others with their codes. The worker (a group) and the dry run (one batch)
     both come here: one set of rules."""
     q = queries().ari
     staged = Staged(uuid.uuid4(), sorted({batch["property_id"] for batch in batches}),
                     defaultdict(list))
-    rules = q.judging_rules(conn, property_ids=staged.property_ids,
-                            mapping_ids=sorted({batch["mapping_id"] for batch in batches}))
-    q.stage_batch_items(conn, stage=staged.stage, batch_ids=[batch["id"] for batch in batches],
+    batch_ids = [batch["id"] for batch in batches]
+    rules = q.judging_rules(conn, batch_ids=batch_ids, property_ids=staged.property_ids)
+    q.stage_batch_items(conn, stage=staged.stage, batch_ids=batch_ids,
                         property_ids=staged.property_ids, rules=rules)
     for row in q.staged_rejections(conn, stage=staged.stage, property_ids=staged.property_ids):
         staged.rejected[row["batch_id"]].append({"index": row["index"], "code": row["code"],
