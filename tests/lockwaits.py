@@ -37,14 +37,6 @@ SELECT s.application_name, s.query, bool_or(a.wait_event_type = 'Lock') AS waiti
  GROUP BY s.global_pid, s.application_name, s.query
 """
 
-DEADLOCKS_ON_ONE_NODE = ("SELECT deadlocks FROM pg_stat_database "
-                         "WHERE datname = current_database()")
-# A deadlock between two backends on one worker is found (and counted) by that worker.
-DEADLOCKS_ON_A_CLUSTER = (
-    "SELECT sum(result::bigint) FROM run_command_on_all_nodes("
-    "'SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()')")
-
-
 def on_a_cluster(conn: psycopg.Connection) -> bool:
     return conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'").fetchone() \
         is not None
@@ -64,10 +56,3 @@ def waiting(database_url: str, *, application_name: str | None = None,
     return [s for s in sessions(database_url) if s["waiting"]
             and (application_name is None or s["application_name"] == application_name)
             and (query_has is None or query_has in s["query"])]
-
-
-def deadlocks(database_url: str) -> int:
-    """How many deadlocks PostgreSQL has broken in this database, on every node."""
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        statement = DEADLOCKS_ON_A_CLUSTER if on_a_cluster(conn) else DEADLOCKS_ON_ONE_NODE
-        return int(conn.execute(statement).fetchone()[0])
