@@ -317,8 +317,9 @@ def test_key_reads_survive_connections_broken_since_their_last_use(make_app, cat
     with psycopg.connect(application.extensions["connectivity.settings"].database_url,
                          autocommit=True) as admin:
         for backend in backends:
-            # With a timeout it returns once the backend is gone (PostgreSQL 14+).
-            admin.execute("SELECT pg_terminate_backend(%s, 5000)", (backend,))
+            # With a timeout it returns once the backend is gone (PostgreSQL 14+). The pid
+            # cast: Citus adds pg_terminate_backend(bigint, bigint) for its global pids.
+            admin.execute("SELECT pg_terminate_backend(CAST(%s AS integer), 5000)", (backend,))
     for _ in range(3):
         assert_envelope_success(fresh.get(PING, headers=bearer(key.token)))
 

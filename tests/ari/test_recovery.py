@@ -14,8 +14,8 @@ from tests.api.helpers import assert_envelope_success
 from tests.discovery.ari import set_room_days
 
 from .conftest import API, START, day
-from .workers import (batch_row, kill_with_work_horses, start_worker, wait_for, worker_backends,
-                      worker_waiting_on_lock)
+from .workers import (batch_row, hold_room_day, kill_with_work_horses, start_worker, wait_for,
+                      worker_backends, worker_waiting_on_lock)
 
 
 def test_a_batch_accepted_while_redis_is_down_is_applied_once_it_returns(
@@ -43,7 +43,7 @@ def test_a_worker_killed_mid_batch_leaves_it_to_be_applied_exactly_once(
                     {"room_type_code": "ACME-DBL", "date": day(0), "availability": 9}])
     with psycopg.connect(services.database_url) as blocker:
         # Hold the row the batch writes, so the worker stops inside its transaction.
-        blocker.execute("SELECT 1 FROM room_type_days WHERE date = %s FOR UPDATE", (START,))
+        hold_room_day(blocker, "LIS1", START)
         worker = start_worker(services, settings)
         try:
             assert wait_for(lambda: worker_waiting_on_lock(services.database_url)), \

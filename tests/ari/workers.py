@@ -12,6 +12,8 @@ from pathlib import Path
 
 import psycopg
 
+from tests import lockwaits
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -50,14 +52,22 @@ def children_of(pid: int) -> list[int]:
 
 
 def worker_backends(database_url: str) -> list[dict]:
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        return conn.execute(
-            "SELECT wait_event_type FROM pg_stat_activity WHERE datname = current_database() "
-            "AND application_name = 'pcs-worker'").fetchall()
+    """The worker's sessions (tests/lockwaits.py: on Citus too, where its row locks are waited
+    for on a worker node)."""
+    return [s for s in lockwaits.sessions(database_url) if s["application_name"] == "pcs-worker"]
 
 
 def worker_waiting_on_lock(database_url: str) -> bool:
-    return any(row[0] == "Lock" for row in worker_backends(database_url))
+    return any(s["waiting"] for s in worker_backends(database_url))
+
+
+def hold_room_day(conn: psycopg.Connection, property_code: str, date) -> None:
+    """Lock a hotel's day rows in conn's transaction, so an apply that writes one waits. The
+    hotel is named: on Citus a FOR UPDATE must be a router query, on its shard alone."""
+    [property_id] = conn.execute("SELECT id FROM properties WHERE code = %s",
+                                 (property_code,)).fetchone()
+    conn.execute("SELECT 1 FROM room_type_days WHERE property_id = %s AND date = %s FOR UPDATE",
+                 (property_id, date))
 
 
 def wait_for(condition, timeout: float = 20.0) -> bool:

@@ -13,6 +13,10 @@ from app import create_app
 from .conftest import API, available, booking_body, booking_count
 
 
+def lisbon_id(conn) -> int:
+    return conn.execute("SELECT id FROM properties WHERE code = 'LIS1'").fetchone()[0]
+
+
 @pytest.fixture
 def impatient_app(settings):
     application = create_app(dataclasses.replace(settings, db_statement_timeout_seconds=0.3))
@@ -26,8 +30,10 @@ def test_a_booking_cut_off_by_the_statement_timeout_is_a_503_and_books_nothing(
     before = available(db)
     with psycopg.connect(services.database_url) as blocker:
         # Another transaction holds the stay's nights: the booking's locking statement waits
-        # on them until PostgreSQL cancels it.
-        blocker.execute("SELECT 1 FROM room_type_days FOR UPDATE")
+        # on them until PostgreSQL cancels it. (The hotel named: on Citus a FOR UPDATE must
+        # be a router query, on the hotel's shard.)
+        blocker.execute("SELECT 1 FROM room_type_days WHERE property_id = "
+                        "%s FOR UPDATE", (lisbon_id(blocker),))
         response = impatient_app.test_client().post(f"{API}/bookings", json=booking_body(),
                                                     headers=pull)
         blocker.rollback()

@@ -13,15 +13,12 @@ from psycopg.rows import dict_row
 
 from connectivity.queries import queries
 from connectivity.reservations.service import _move_orphan
+from tests import lockwaits
 from tests.api.helpers import assert_envelope_failure, assert_envelope_success
 from tests.discovery.ari import set_room_days, stay_dates
 
 from .conftest import START, available, day, items, post, reservation
 
-WAITING_FOR_THE_ROW_LOCK = ("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                            "AND query LIKE '%FOR UPDATE OF r%'")
-# On a Citus cluster the wait happens on the worker holding the row.
-WAITING_ON_A_WORKER = "SELECT 1 FROM citus_lock_waits"
 OPORTO = {"hotel_code": "ACME-OPO",
           "rooms": [{"room_type_code": "ACME-TWN", "quantity": 1, "adults": 2}]}
 
@@ -132,17 +129,15 @@ def test_a_delivery_waiting_for_an_orphan_that_moves_meanwhile_follows_it(
     oporto = db.run(lambda c: c.execute("SELECT id FROM properties WHERE code = 'OPO1'")
                     .fetchone())["id"]
     outcome = {}
-    with psycopg.connect(services.database_url, row_factory=dict_row) as mover, \
-            psycopg.connect(services.database_url, autocommit=True) as watcher:
-        citus = watcher.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'").fetchone()
-        waiting = WAITING_ON_A_WORKER if citus else WAITING_FOR_THE_ROW_LOCK
+    with psycopg.connect(services.database_url, row_factory=dict_row) as mover:
         claim = queries().reservations.find_reservation_claim(mover, **keys)
         row = queries().reservations.lock_reservation(mover, **claim)
         redelivery = threading.Thread(target=lambda: outcome.update(response=post(
             client, "/reservations/CM-1/cancel", {}, push)))
         redelivery.start()
         for _ in range(500):
-            if watcher.execute(waiting).fetchone():
+            # (On Citus the wait is on the worker holding the row: tests/lockwaits.py.)
+            if lockwaits.waiting(services.database_url, query_has="FOR UPDATE OF r"):
                 break
             time.sleep(0.01)
         else:

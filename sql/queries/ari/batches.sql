@@ -169,16 +169,17 @@ SELECT id, property_id
 
 -- name: prune_batch_items(retention_days, max_count)
 -- Drops the items of up to max_count finished batches applied more than retention_days ago;
--- status, counts and rejected rows (the outcome GET /ari/batches shows) stay. SKIP LOCKED: two
--- operators' runs share the work instead of waiting on each other.
-WITH old AS (
-    SELECT id FROM ari_batches
-     WHERE items_pruned_at IS NULL AND status IN ('applied', 'partially_applied', 'rejected')
-       AND applied_at < now() - make_interval(days => :retention_days)
-     ORDER BY applied_at
-     LIMIT :max_count
-       FOR UPDATE SKIP LOCKED
-)
+-- status, counts and rejected rows (the outcome GET /ari/batches shows) stay. The oldest are
+-- picked without locking them (under Citus a FOR UPDATE must be a router query, on one hotel's
+-- shard, and these span every hotel), and the UPDATE checks again that a batch is still
+-- unpruned: a second operator's run picking the same batches waits for the first's row locks,
+-- then finds them pruned and leaves them, so each batch is pruned once.
 UPDATE ari_batches b SET items = '[]'::jsonb, items_pruned_at = now()
-  FROM old WHERE b.id = old.id
+ WHERE b.id IN (SELECT id FROM ari_batches
+                 WHERE items_pruned_at IS NULL
+                   AND status IN ('applied', 'partially_applied', 'rejected')
+                   AND applied_at < now() - make_interval(days => :retention_days)
+                 ORDER BY applied_at
+                 LIMIT :max_count)
+   AND b.items_pruned_at IS NULL
 RETURNING b.id;

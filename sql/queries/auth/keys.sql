@@ -28,10 +28,13 @@ RETURNING key_id, name, environment, scopes, requires_signature, rate_limit_per_
           expires_at, created_at;
 
 -- name: revoke_key(key_id)^
--- Revoking twice keeps the first revocation time.
-UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
- WHERE key_id = :key_id
-RETURNING key_id, revoked_at;
+-- Revoking twice keeps the first revocation time. The time is read in a subquery, not in the
+-- coalesce: Citus refuses any non-IMMUTABLE function inside a COALESCE of an UPDATE (api_keys is
+-- a reference table there), and evaluates this now() once, on the coordinator, for every copy.
+UPDATE api_keys k SET revoked_at = coalesce(k.revoked_at, r.at)
+  FROM (SELECT now() AS at) AS r
+ WHERE k.key_id = :key_id
+RETURNING k.key_id, k.revoked_at;
 
 -- name: list_keys_of_partner(partner_code)
 SELECT k.key_id, k.name, k.environment, k.scopes, k.requires_signature,
