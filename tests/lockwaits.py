@@ -37,6 +37,7 @@ SELECT s.application_name, s.query, bool_or(a.wait_event_type = 'Lock') AS waiti
  GROUP BY s.global_pid, s.application_name, s.query
 """
 
+
 def on_a_cluster(conn: psycopg.Connection) -> bool:
     return conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'").fetchone() \
         is not None

@@ -37,8 +37,8 @@ def _dry_run(conn, caller: Caller, kind: str, request: dict) -> str:
     items = request["items"]
     with conn.transaction(force_rollback=True):
         batch_id = str(uuid.uuid4())
-        store_batch(conn, caller, batch_id, kind, request)  # 404 when not mapped
-        batch = q.dry_run_batch_seq(conn, id=batch_id)
+        stored = store_batch(conn, caller, batch_id, kind, request)  # 404 when not mapped
+        batch = q.dry_run_batch_seq(conn, property_id=stored["property_id"], id=batch_id)
         batch_seq = batch["seq"]
         staged = stage_batches(conn, [batch])
         rejected = staged.rejected[batch_id]

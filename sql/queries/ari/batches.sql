@@ -128,7 +128,7 @@ UPDATE ari_batches b
  WHERE b.property_id = ANY(:property_ids)
    AND b.id = w.id AND (w.position = 1 OR w.items_up_to <= :max_items)
    AND b.status IN ('queued', 'processing')
-RETURNING b.id, b.property_id, b.mapping_id, b.seq, b.kind, b.item_count;
+RETURNING b.id, b.property_id, b.seq, b.kind, b.item_count;
 
 -- name: finish_batches(outcomes, property_ids)!
 -- Every batch of a group with its own outcome, in one statement: outcomes is a JSON object

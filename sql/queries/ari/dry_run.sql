@@ -160,6 +160,6 @@ SELECT concat('[', string_agg(concat(
           FROM changed) AS o
   JOIN codes c USING (index);
 
--- name: dry_run_batch_seq(id)^
+-- name: dry_run_batch_seq(property_id, id)^
 -- The acceptance order the dry run's own (never committed) batch drew.
-SELECT id, seq, property_id, mapping_id FROM ari_batches WHERE id = :id;
+SELECT id, seq, property_id FROM ari_batches WHERE property_id = :property_id AND id = :id;
