@@ -28,14 +28,15 @@ ANY_TOKEN = "sbx_" + "A" * 24 + "." + "s" * 44
 
 # --- an app with extra probe routes (registered before its first request) -----------------------
 
-class OccupancySchema(Schema):
+class ProbeOccupancySchema(Schema):
+    """Named apart from the service's OccupancySchema: apispec names components by class."""
     adults = fields.Integer(required=True, strict=True, validate=validate.Range(1, 20))
     child_ages = fields.List(fields.Integer(strict=True, validate=validate.Range(0, 17)))
 
 
 class ProbeSchema(Schema):
     name = fields.String(required=True, validate=validate.Length(max=10))
-    items = fields.List(fields.Nested(OccupancySchema), required=True,
+    items = fields.List(fields.Nested(ProbeOccupancySchema), required=True,
                         validate=validate.Length(min=1))
 
 
