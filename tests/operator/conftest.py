@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import copy
 import json
+import uuid
 from pathlib import Path
 
 import psycopg
 import pytest
 from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 from tests.conftest import DEMO_CATALOG
 
@@ -87,3 +89,17 @@ def snapshot(conn: psycopg.Connection, tables=CATALOG_TABLES) -> dict[str, list[
             sql.SQL(", ").join(sql.Identifier(c) for c in cols), sql.Identifier(table))).fetchall()
         state[table] = sorted((tuple(zip(cols, row)) for row in rows), key=repr)
     return state
+
+
+@pytest.fixture
+def empty_database(services):
+    """The URL of an empty database of its own on the test server (no migrations applied),
+    dropped after the test: for what the migrations do to a database."""
+    name = f"migrations_{uuid.uuid4().hex[:8]}"
+    admin_url = make_conninfo(services.database_url, dbname="postgres")
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    yield make_conninfo(services.database_url, dbname=name)
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+            sql.Identifier(name)))

@@ -37,19 +37,11 @@ def test_the_ledger_holds_one_row_per_migration_file(cli, pg):
     assert len(set(rows)) == len(rows)
 
 
-def test_upgrade_on_an_empty_database_applies_every_file_once(services, app, cli):
+def test_upgrade_on_an_empty_database_applies_every_file_once(empty_database, app, cli):
     """A brand-new database: the first upgrade applies each file, the second none."""
-    from psycopg import sql
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
     from connectivity.settings import Settings
 
-    params = conninfo_to_dict(services.database_url)
-    fresh = f"{params['dbname']}_fresh"
-    admin_url = make_conninfo(services.database_url, dbname="postgres")
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(fresh)))
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(fresh)))
-    fresh_url = make_conninfo(services.database_url, dbname=fresh)
+    fresh_url = empty_database
     settings = app.extensions["connectivity.settings"]
     try:
         app.extensions["connectivity.settings"] = Settings(
@@ -59,20 +51,14 @@ def test_upgrade_on_an_empty_database_applies_every_file_once(services, app, cli
         second = cli("db", "upgrade")
     finally:
         app.extensions["connectivity.settings"] = settings
-    try:
-        files = sorted(p.stem for p in MIGRATIONS.glob("*.sql"))
-        assert first.exit_code == 0, output_of(first)
-        assert re.search(rf"\bapplied {len(files)}\b", first.output), first.output
-        for f in files:
-            assert f in first.output
-        assert re.search(r"\bapplied 0\b", second.output), second.output
-        with psycopg.connect(fresh_url) as conn:
-            assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone() == (
-                len(files),)
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                sql.Identifier(fresh)))
+    files = sorted(p.stem for p in MIGRATIONS.glob("*.sql"))
+    assert first.exit_code == 0, output_of(first)
+    assert re.search(rf"\bapplied {len(files)}\b", first.output), first.output
+    for f in files:
+        assert f in first.output
+    assert re.search(r"\bapplied 0\b", second.output), second.output
+    with psycopg.connect(fresh_url) as conn:
+        assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone() == (len(files),)
 
 
 # ------------------------------------------------------------------------ constraints

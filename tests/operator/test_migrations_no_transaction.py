@@ -4,12 +4,8 @@ while a failed concurrent build has left an INVALID index behind."""
 
 from __future__ import annotations
 
-import uuid
-
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
 
 from connectivity.operator.migrations import MigrationError, statements, upgrade
 
@@ -24,19 +20,6 @@ CREATE UNIQUE INDEX CONCURRENTLY items_v ON items (v);
 """
 
 
-@pytest.fixture
-def scratch(services):
-    """An empty database of its own, and a folder of migrations for it."""
-    name = f"migrations_{uuid.uuid4().hex[:8]}"
-    admin_url = make_conninfo(services.database_url, dbname="postgres")
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    yield make_conninfo(services.database_url, dbname=name)
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-            sql.Identifier(name)))
-
-
 def _ledger(url: str) -> list[str]:
     with psycopg.connect(url) as conn:
         return [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY 1")]
@@ -49,50 +32,50 @@ def _index_valid(url: str, name: str) -> bool | None:
         return None if row is None else row[0]
 
 
-def test_a_concurrent_index_build_is_applied_and_recorded_once(scratch, tmp_path):
+def test_a_concurrent_index_build_is_applied_and_recorded_once(empty_database, tmp_path):
     (tmp_path / "0001_items.sql").write_text(TABLE)
     (tmp_path / "0002_unique_v.sql").write_text(UNIQUE_INDEX.replace("UNIQUE ", ""))
-    assert upgrade(scratch, tmp_path) == ["0001_items", "0002_unique_v"]
-    assert _index_valid(scratch, "items_v") is True
-    assert upgrade(scratch, tmp_path) == []
-    assert _ledger(scratch) == ["0001_items", "0002_unique_v"]
+    assert upgrade(empty_database, tmp_path) == ["0001_items", "0002_unique_v"]
+    assert _index_valid(empty_database, "items_v") is True
+    assert upgrade(empty_database, tmp_path) == []
+    assert _ledger(empty_database) == ["0001_items", "0002_unique_v"]
 
 
-def test_a_failed_build_is_not_recorded_and_a_second_run_recovers(scratch, tmp_path):
+def test_a_failed_build_is_not_recorded_and_a_second_run_recovers(empty_database, tmp_path):
     (tmp_path / "0001_items.sql").write_text(TABLE)
     (tmp_path / "0002_unique_v.sql").write_text(UNIQUE_INDEX)
     with pytest.raises(psycopg.errors.UniqueViolation):
-        upgrade(scratch, tmp_path)
-    assert _ledger(scratch) == ["0001_items"]
-    assert _index_valid(scratch, "items_v") is False  # what the failed build left
-    with psycopg.connect(scratch, autocommit=True) as conn:
+        upgrade(empty_database, tmp_path)
+    assert _ledger(empty_database) == ["0001_items"]
+    assert _index_valid(empty_database, "items_v") is False  # what the failed build left
+    with psycopg.connect(empty_database, autocommit=True) as conn:
         conn.execute("DELETE FROM items WHERE id > 100")
-    assert upgrade(scratch, tmp_path) == ["0002_unique_v"]
-    assert _index_valid(scratch, "items_v") is True
-    assert _ledger(scratch) == ["0001_items", "0002_unique_v"]
+    assert upgrade(empty_database, tmp_path) == ["0002_unique_v"]
+    assert _index_valid(empty_database, "items_v") is True
+    assert _ledger(empty_database) == ["0001_items", "0002_unique_v"]
 
 
-def test_an_invalid_index_left_behind_is_never_recorded_as_done(scratch, tmp_path):
+def test_an_invalid_index_left_behind_is_never_recorded_as_done(empty_database, tmp_path):
     """IF NOT EXISTS skips an INVALID index of that name: the runner must not call it done."""
     (tmp_path / "0001_items.sql").write_text(TABLE)
     (tmp_path / "0002_unique_v.sql").write_text(UNIQUE_INDEX)
     with pytest.raises(psycopg.errors.UniqueViolation):
-        upgrade(scratch, tmp_path)
+        upgrade(empty_database, tmp_path)
     (tmp_path / "0002_unique_v.sql").write_text(
         "-- migration: no-transaction\n"
         "CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS items_v ON items (v);\n")
     with pytest.raises(MigrationError, match="items_v.*INVALID"):
-        upgrade(scratch, tmp_path)
-    assert _ledger(scratch) == ["0001_items"]
+        upgrade(empty_database, tmp_path)
+    assert _ledger(empty_database) == ["0001_items"]
 
 
-def test_a_transactional_migration_still_applies_whole_or_not_at_all(scratch, tmp_path):
+def test_a_transactional_migration_still_applies_whole_or_not_at_all(empty_database, tmp_path):
     (tmp_path / "0001_items.sql").write_text(TABLE + "SELECT 1/0;\n")
     with pytest.raises(psycopg.errors.DivisionByZero):
-        upgrade(scratch, tmp_path)
-    with psycopg.connect(scratch) as conn:
+        upgrade(empty_database, tmp_path)
+    with psycopg.connect(empty_database) as conn:
         assert conn.execute("SELECT to_regclass('items')").fetchone() == (None,)
-    assert _ledger(scratch) == []
+    assert _ledger(empty_database) == []
 
 
 def test_statements_split_at_a_semicolon_ending_a_line():

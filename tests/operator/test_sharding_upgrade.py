@@ -10,8 +10,6 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 
 from connectivity.operator.catalog import load_catalog, parse_catalog
@@ -62,14 +60,8 @@ SELECT setval('reservations_id_seq', 7);
 
 
 @pytest.fixture
-def old_database(services, tmp_path):
-    params = conninfo_to_dict(services.database_url)
-    name = f"{params['dbname']}_old"
-    admin_url = make_conninfo(services.database_url, dbname="postgres")
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = make_conninfo(services.database_url, dbname=name)
+def old_database(empty_database, tmp_path):
+    url = empty_database
     for path in MIGRATIONS.glob("*.sql"):
         if path.stem < FIRST_SHARDED or path.stem.startswith("0014"):
             shutil.copy(path, tmp_path / path.name)
@@ -77,10 +69,7 @@ def old_database(services, tmp_path):
     with psycopg.connect(url, row_factory=dict_row) as conn:
         load_catalog(conn, parse_catalog(DEMO_CATALOG.read_text()))
         conn.execute(OLD_ROWS)
-    yield url
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-            sql.Identifier(name)))
+    return url
 
 
 def test_the_old_rows_keep_their_meaning_under_the_new_keys(old_database):

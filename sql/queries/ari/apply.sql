@@ -53,9 +53,10 @@ SELECT jsonb_build_object(
 -- the item itself with its rejection code.
 -- An ARI item's date is a one-day range; a range is clipped to start yesterday (in the hotel's
 -- timezone), and refused whole when it ends before that or more than 2 years ahead.
--- Written as nested subqueries over the batches' own rows and the rules, with no CTE and no
--- subquery in an expression, so that Citus pushes the whole INSERT ... SELECT down to the shards
--- of the batches' hotels (the rows never pass through the coordinator).
+-- It reads the batches' own rows and the rules parameter, nothing else, so Citus pushes the
+-- whole INSERT ... SELECT down to the shards of the batches' hotels (the rows never pass
+-- through the coordinator); a reference table joined in here would send it to every shard
+-- (EXPLAIN on a 4-shard cluster: Task Count 4, against 1).
 INSERT INTO ari_staged_values (
     stage, property_id, batch_id, seq, date, room_type_id, rate_plan_id, available, rate,
     single_rate, extra_adult_rate, extra_child_rate, closed, min_stay, max_stay,
@@ -128,11 +129,10 @@ SELECT :stage, j.property_id, j.batch_id, j.seq,
        CASE WHEN j.rejection IS NULL THEN greatest(j.from_date, j.today - 1) ELSE j.from_date END,
        CASE WHEN j.rejection IS NULL THEN j.to_date ELSE j.from_date END,
        interval '1 day') AS d
- WHERE j.property_id = ANY(:property_ids)
-   AND (j.rejection IS NOT NULL
-        OR j.days_of_week IS NULL
-        -- days_of_week holds weekdays from 0 (Monday): a JSON array contains a number
-        OR j.days_of_week @> to_jsonb(extract(isodow FROM d)::integer - 1));
+ WHERE j.rejection IS NOT NULL
+    OR j.days_of_week IS NULL
+    -- days_of_week holds weekdays from 0 (Monday): a JSON array contains a number
+    OR j.days_of_week @> to_jsonb(extract(isodow FROM d)::integer - 1);
 
 -- name: staged_rejections(stage, property_ids)
 -- The rejected items of a staging, with their batch, in acceptance order.
