@@ -17,7 +17,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 	@touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/python -m connectivity.devstack run
+	$(BIN)/python -m devtools.stack run
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -43,18 +43,18 @@ bench: $(BENCH_STAMP)
 soak: $(BENCH_STAMP)
 	$(BIN)/python -m bench.soak $(SOAK_ARGS)
 
-# A production-shaped topology on this machine (connectivity/devcluster.py): PostgreSQL primary
+# A production-shaped topology on this machine (devtools/cluster.py): PostgreSQL primary
 # and streaming replica, PgBouncer when installed, Redis, two web instances, two RQ workers.
 # Ctrl-C stops it. `make soak SOAK_ARGS="--cluster"` aims the soak at it.
 cluster: $(STAMP)
-	$(BIN)/python -m connectivity.devcluster
+	$(BIN)/python -m devtools.cluster
 
-# The service on a Citus cluster (connectivity/devcitus.py, docs/operations.md 6.4): builds Citus
+# The service on a Citus cluster (devtools/citus.py, docs/operations.md 6.4): builds Citus
 # with ../shared/citus/build.sh when missing (root; CITUS_BUILD_SCRIPT overrides the path),
 # starts a coordinator and two workers (ports 9700-9702, data kept in .local/citus), migrates,
 # distributes, then a web instance and an RQ worker. Ctrl-C stops it; a second run reuses it.
 citus: $(STAMP)
-	$(BIN)/python -m connectivity.devcitus
+	$(BIN)/python -m devtools.citus
 
 clean:
 	rm -rf $(VENV) .local .pytest_cache .hypothesis

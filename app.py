@@ -7,7 +7,7 @@ import redis
 from flask import Flask
 
 from connectivity import API_PREFIX
-from connectivity.api import init_api
+from connectivity.web.api import init_api
 from connectivity.ari.queue import BatchQueue
 from connectivity.ari.routes import blp as ari_blp
 from connectivity.auth.access import guard_request, policy_of
@@ -15,20 +15,20 @@ from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.routes import blp as availability_blp
 from connectivity.bookings.routes import blp as bookings_blp
-from connectivity.db import Database
-from connectivity.docs_page import PUBLIC_ENDPOINTS as DOCS_PAGE_ENDPOINTS, register_docs_page
-from connectivity.guards import build_guards
+from connectivity.store.database import Database
+from connectivity.web.docs_page import PUBLIC_ENDPOINTS as DOCS_PAGE_ENDPOINTS, register_docs_page
+from connectivity.auth.guards import build_guards
 from connectivity.handshake.routes import blp as handshake_blp
 from connectivity.health import blp as health_blp
 from connectivity.logs import configure_logging
 from connectivity.mapping.routes import blp as mapping_blp
 from connectivity.metrics.endpoint import init_metrics
 from connectivity.operator import register_cli
-from connectivity.reads import LagMonitor, ReadTarget
+from connectivity.store.replica import LagMonitor, ReadTarget
 from connectivity.reservations.routes import blp as reservations_blp
-from connectivity.routing import register_converters
+from connectivity.web.routing import register_converters
 from connectivity.settings import Settings
-from connectivity.wire import assign_request_id, enforce_body_cap, finish_response, parse_json_body
+from connectivity.web.wire import assign_request_id, enforce_body_cap, finish_response, parse_json_body
 
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, ari_blp,
                   reservations_blp)

@@ -13,7 +13,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from connectivity.availability.search import search_parameters
-from connectivity.queries import queries
+from connectivity.store.queries import queries
 
 from .dataset import ALL_PARTNER
 from .load import Request

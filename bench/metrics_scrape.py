@@ -20,7 +20,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 from connectivity.ari.queue import BatchQueue
-from connectivity.db import Database
+from connectivity.store.database import Database
 from connectivity.metrics.stored import StoredStateCollector
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.migrations import upgrade

@@ -22,7 +22,7 @@ from psycopg.rows import dict_row
 
 from connectivity.auth.credentials import SigningVault
 from connectivity.operator.keys import issue_key
-from connectivity.queries import queries
+from connectivity.store.queries import queries
 
 from . import cpu, report
 from .dataset import Spec

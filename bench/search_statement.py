@@ -21,7 +21,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from connectivity.availability.search import search_parameters
-from connectivity.queries import queries
+from connectivity.store.queries import queries
 
 from .dataset import ALL_PARTNER
 from .discovery import SEARCH_HOTELS, SEARCH_NIGHTS, search_request

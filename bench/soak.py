@@ -31,7 +31,7 @@ transport error is a failure.
 
     make soak                         # or: python -m bench.soak --operations 10000 --clients 16
 
-With --cluster it aims at the topology `make cluster` runs (connectivity/devcluster.py) instead
+With --cluster it aims at the topology `make cluster` runs (devtools/cluster.py) instead
 of starting its own: the clients are spread over both web instances, searches join the mix (read
 on the streaming replica), the cluster's database is emptied first, and one more check: every
 accepted ARI batch reached a final status, applied exactly once by one of the two competing
@@ -59,7 +59,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 from connectivity.auth.credentials import SigningVault
-from connectivity.devstack import LOCAL, EmbeddedPostgres, EmbeddedRedis, secret_key
+from devtools.stack import LOCAL, EmbeddedPostgres, EmbeddedRedis, secret_key
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.keys import issue_key
 from connectivity.operator.migrations import upgrade
@@ -152,7 +152,7 @@ def start_services() -> Services:
 
 def cluster_services() -> tuple[Services, dict[str, str]]:
     """The settings `make cluster` wrote; its database emptied for this run."""
-    from connectivity.devcluster import CLUSTER
+    from devtools.cluster import CLUSTER
     path = CLUSTER / "env"
     if not path.exists():
         raise SystemExit(f"{path} not found: start `make cluster` first, in another terminal")

@@ -16,12 +16,12 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.rows import dict_row
 
-from connectivity import sharding
-from connectivity.citusnodes import host_port, prepare_database
-from connectivity.devstack import LOCAL, EmbeddedPostgres, EmbeddedRedis, secret_key
+from connectivity.store import sharding
+from devtools.citus_nodes import host_port, prepare_database
+from devtools.stack import LOCAL, EmbeddedPostgres, EmbeddedRedis, secret_key
 from connectivity.operator.citus import DEFAULT_SHARD_COUNT, citus_version, distribute
 from connectivity.operator.migrations import upgrade
-from connectivity.queries import MIGRATIONS_DIR, queries
+from connectivity.store.queries import MIGRATIONS_DIR, queries
 
 # BENCH_DATABASE names another database on the same server, so that two checkouts whose
 # migrations differ (branches in progress) do not drop and regenerate each other's.

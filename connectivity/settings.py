@@ -55,7 +55,7 @@ class Settings:
     # copies off. Revocation is immediate either way; this bounds only a change whose
     # announcement to Redis failed (the operator CLI says so and exits non-zero).
     key_cache_ttl_seconds: float = 10.0
-    # A streaming replica for the reads that decide nothing (connectivity/reads.py); None: every
+    # A streaming replica for the reads that decide nothing (connectivity/store/replica.py); None: every
     # read goes to database_url. Reads go back to the primary while the replica lags more than
     # read_max_lag_seconds or cannot be reached.
     database_read_url: str | None = None

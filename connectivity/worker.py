@@ -28,12 +28,12 @@ from psycopg_pool import PoolTimeout
 from redis.exceptions import RedisError
 from rq.worker import SimpleWorker, WorkerStatus
 
-from .adapters.rq_pubsub import stop_listening
-from .ari import jobs
-from .ari.queue import BatchQueue, queue_name, requeue_stranded_batches
-from .db import Database
-from .logs import configure_logging
-from .settings import Settings
+from connectivity.adapters.rq_pubsub import stop_listening
+from connectivity.ari import jobs
+from connectivity.ari.queue import BatchQueue, queue_name, requeue_stranded_batches
+from connectivity.store.database import Database
+from connectivity.logs import configure_logging
+from connectivity.settings import Settings
 
 # How often the worker looks for stranded batches (RQ's maintenance interval); how old an
 # unfinished batch must be to count as stranded is a setting (ARI_STRANDED_AFTER_SECONDS).

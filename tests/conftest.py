@@ -7,11 +7,12 @@ tests reach that database through a PgBouncer in transaction pooling mode, migra
 where `pgbouncer` is not installed the run is skipped, saying so.
 
 With PCS_TEST_ON_CITUS=1 (.ci/run's last pass) the database is on a Citus cluster
-(tests/oncitus.py): created on every node, migrated and distributed with 4 shards; where Citus
+(tests/support/oncitus.py): created on every node, migrated and distributed with 4 shards; where Citus
 is not installed the run is skipped, saying so."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 import uuid
@@ -29,13 +30,13 @@ from rq import Queue
 from app import create_app
 from connectivity.ari.queue import queue_name
 from connectivity.auth.credentials import SigningVault
-from connectivity.devstack import LOCAL, EmbeddedPostgres, EmbeddedRedis
-from connectivity.devtopology import PgBouncer, pgbouncer_program
+from devtools.stack import LOCAL, EmbeddedPostgres, EmbeddedRedis
+from devtools.topology import PgBouncer, pgbouncer_program
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.keys import issue_key
 from connectivity.operator.migrations import upgrade
 from connectivity.settings import Settings
-from tests import oncitus
+from tests.support import oncitus
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "docs" / "demo-catalog.json"
 SECRET_KEY = "test-secret-key-" + "k" * 32
@@ -198,3 +199,19 @@ def issue(db, settings):
     return _issue
 
 
+
+
+@pytest.fixture
+def make_app(settings):
+    """make_app(**settings_changes) -> a fresh app with pools of its own; closed at teardown."""
+    made = []
+
+    def _make(**changes):
+        application = create_app(dataclasses.replace(settings, **changes))
+        made.append(application)
+        return application
+
+    yield _make
+    for application in made:
+        application.extensions["connectivity.db"].close()
+        application.extensions["connectivity.guards"].close()

@@ -3,7 +3,7 @@
 `MovingWindowRateLimiter.hit` then `.get_window_stats` (the public API) cost two Redis round
 trips per request; sending the library's own two scripts in one pipeline costs one. That needs
 RedisStorage internals, relied on here only (limits 5.8), and guarded by
-tests/api/test_library_internals.py:
+tests/adapters/test_library_internals.py:
 
 - `RedisStorage.prefixed_key(key)`, the key the library stores a window under;
 - `lua_acquire_moving_window`: KEYS [key], ARGV [now, limit, expiry, amount], 1 when acquired;

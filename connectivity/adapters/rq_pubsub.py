@@ -4,7 +4,7 @@ RQ's public `Worker.unsubscribe()` first sends UNSUBSCRIBE, which raises while R
 then leaves the listener thread running. When a worker's loop ended on a Redis error, its
 teardown never reached `unsubscribe()`: the thread must be stopped without a word to Redis.
 Relied on (rq 3.0): `subscribe()` sets `pubsub_thread` to redis-py's `PubSubWorkerThread`
-(`.stop()`, `.is_alive()`), None before. Guarded by tests/api/test_library_internals.py."""
+(`.stop()`, `.is_alive()`), None before. Guarded by tests/adapters/test_library_internals.py."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ Relied on (flask-smorest 0.47): `Blueprint.alt_response(...)(view)` returns a wr
 `_apidoc["response"]["responses"][status]`, and the wrapper itself only calls the view. Moving
 that `_apidoc` onto the view documents the status without the wrapper, which spares every request
 one call layer per documented status (see `docs.error_responses`). Guarded by
-tests/api/test_library_internals.py."""
+tests/adapters/test_library_internals.py."""
 
 from __future__ import annotations
 

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from psycopg.types.json import Jsonb
 
-from ..db import Database
-from ..queries import queries
-from .schemas import REJECTION_CODES
+from connectivity.store.database import Database
+from connectivity.store.queries import queries
+from connectivity.ari.schemas import REJECTION_CODES
 
 # A group's bounds keep one job short: the worker runs jobs in its own process (worker.py) and
 # sends no heartbeat while a job runs, and a SIGTERM waits for the job in hand. The first batch

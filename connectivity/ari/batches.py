@@ -13,12 +13,12 @@ from typing import Any
 import orjson
 from psycopg.types.json import Jsonb
 
-from ..auth.authenticate import Caller
-from ..db import Database
-from ..errors import NotFound, ValidationFailed
-from ..sandbox.scenarios import HEADER
-from ..queries import queries
-from .queue import BatchQueue
+from connectivity.auth.authenticate import Caller
+from connectivity.store.database import Database
+from connectivity.web.errors import NotFound, ValidationFailed
+from connectivity.sandbox.scenarios import HEADER
+from connectivity.store.queries import queries
+from connectivity.ari.queue import BatchQueue
 
 
 def _json_value(value: Any) -> str:

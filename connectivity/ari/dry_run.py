@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import uuid
 
-from ..auth.authenticate import Caller
-from ..db import Database
-from ..queries import queries
-from .apply import stage_batches, write_staged_values
-from .batches import store_batch
+from connectivity.auth.authenticate import Caller
+from connectivity.store.database import Database
+from connectivity.store.queries import queries
+from connectivity.ari.apply import stage_batches, write_staged_values
+from connectivity.ari.batches import store_batch
 
 
 def dry_run_batch(db: Database, caller: Caller, kind: str, request: dict) -> str:

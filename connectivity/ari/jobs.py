@@ -12,11 +12,11 @@ import psycopg
 import structlog
 from rq import get_current_job
 
-from ..db import Database
-from ..queries import queries
-from ..settings import Settings
-from .apply import apply_batch
-from .queue import BatchQueue, redis_prefix_of
+from connectivity.store.database import Database
+from connectivity.store.queries import queries
+from connectivity.settings import Settings
+from connectivity.ari.apply import apply_batch
+from connectivity.ari.queue import BatchQueue, redis_prefix_of
 
 log = structlog.get_logger(__name__)
 

@@ -16,8 +16,8 @@ from rq import Callback, Queue, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from ..db import Database
-from ..queries import queries
+from connectivity.store.database import Database
+from connectivity.store.queries import queries
 
 log = structlog.get_logger(__name__)
 

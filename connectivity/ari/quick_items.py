@@ -13,8 +13,8 @@ import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
 
-from ..schema_fields import AMOUNT_TEXT, amount_problem
-from ..validators import CURRENCY_CODES, PARTNER_CODE_RE
+from connectivity.web.fields import AMOUNT_TEXT, amount_problem
+from connectivity.web.validators import CURRENCY_CODES, PARTNER_CODE_RE
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _INTEGERS = {"availability": (0, 9999), "min_stay": (1, 365), "max_stay": (1, 365)}

@@ -17,11 +17,11 @@ from typing import Any
 
 from psycopg.rows import tuple_row
 
-from ..auth.authenticate import Caller
-from ..db import Database
-from ..errors import NotFound
-from ..queries import queries
-from .readback_document import named_batch_seqs, readback_document, without_cycle_collection
+from connectivity.auth.authenticate import Caller
+from connectivity.store.database import Database
+from connectivity.web.errors import NotFound
+from connectivity.store.queries import queries
+from connectivity.ari.readback_document import named_batch_seqs, readback_document, without_cycle_collection
 
 
 def _rows(conn, query, **params) -> list[tuple]:

@@ -5,9 +5,9 @@ prune-items` (docs/operations.md, section 3)."""
 
 from __future__ import annotations
 
-from ..db import Database
-from ..queries import queries
-from ..retention import prune_in_chunks
+from connectivity.store.database import Database
+from connectivity.store.queries import queries
+from connectivity.store.retention import prune_in_chunks
 
 DEFAULT_RETENTION_DAYS = 30
 # Batches per transaction: each transaction stays short (row locks held briefly, WAL written in

@@ -1,16 +1,16 @@
 from flask import current_app
 
-from .. import API_PREFIX
-from ..api import ApiBlueprint
-from ..auth.access import current_caller, requires
-from ..docs import GUARDED, WITH_BODY, error_responses
-from ..envelope import enveloped
-from ..sandbox.scenarios import current_scenario
-from ..ready_body import ready_json_response
-from .batches import accept_batch, batch_outcome
-from .dry_run import dry_run_batch
-from .readback import read_back
-from .schemas import (MAX_ARI_ITEMS, MAX_READBACK_CODES, MAX_READBACK_DAYS,
+from connectivity import API_PREFIX
+from connectivity.web.api import ApiBlueprint
+from connectivity.auth.access import current_caller, requires
+from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
+from connectivity.web.envelope import enveloped
+from connectivity.sandbox.scenarios import current_scenario
+from connectivity.web.ready_body import ready_json_response
+from connectivity.ari.batches import accept_batch, batch_outcome
+from connectivity.ari.dry_run import dry_run_batch
+from connectivity.ari.readback import read_back
+from connectivity.ari.schemas import (MAX_ARI_ITEMS, MAX_READBACK_CODES, MAX_READBACK_DAYS,
                       MAX_RESTRICTION_ITEMS, AriRequestSchema, BatchAcceptedSchema,
                       BatchOutcomeSchema, DryRunQuerySchema, DryRunResultSchema,
                       ReadBackQuerySchema, ReadBackSchema,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from ..schema_fields import Amount, CurrencyCode, Day, Flag, Money, PartnerCode, PartnerCodeList
-from ..validators import PARTNER_CODE_RE
-from .quick_items import quick_ari_items
+from connectivity.web.fields import Amount, CurrencyCode, Day, Flag, Money, PartnerCode, PartnerCodeList
+from connectivity.web.validators import PARTNER_CODE_RE
+from connectivity.ari.quick_items import quick_ari_items
 
 MAX_ARI_ITEMS = 5000
 MAX_RESTRICTION_ITEMS = 1000

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 import structlog
 from flask import Flask, current_app, g, request
 
-from ..errors import InsufficientScope, NoMappedProperties, RateLimited
-from ..sandbox.scenarios import honour
-from .authenticate import Caller
-from .scopes import SCOPES
+from connectivity.web.errors import InsufficientScope, NoMappedProperties, RateLimited
+from connectivity.sandbox.scenarios import honour
+from connectivity.auth.authenticate import Caller
+from connectivity.auth.scopes import SCOPES
 
 
 @dataclass(frozen=True)

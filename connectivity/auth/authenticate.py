@@ -10,10 +10,10 @@ from typing import Callable
 
 from flask import Request
 
-from ..errors import Unauthorized
-from . import credentials, signing
-from .keycache import KeyCache, KeyLookup
-from .nonces import NonceLedger
+from connectivity.web.errors import Unauthorized
+from connectivity.auth import credentials, signing
+from connectivity.auth.keycache import KeyCache, KeyLookup
+from connectivity.auth.nonces import NonceLedger
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ while "revoking a key takes effect for the next request" (contract section 2) st
 
 How a copy is kept honest. Redis holds a key-state *generation*: an opaque random token that
 every operator change of what an existing key's row holds (a revocation, a catalogue load:
-`Database.run` announces them, `connectivity/db.py`) replaces after its commit. Issuing a key and
+`Database.run` announces them, `connectivity/store/database.py`) replaces after its commit. Issuing a key and
 pausing or resuming distribution change no such row (docs/operations.md 5.3).
 A copy is filed under the generation read *before* the PostgreSQL read that produced it, and is
 used only when the generation read in the request's own Redis round trip (the rate limit's

@@ -9,7 +9,7 @@ from __future__ import annotations
 import redis
 from redis.exceptions import RedisError
 
-from ..errors import ServiceUnavailable
+from connectivity.web.errors import ServiceUnavailable
 
 
 class NonceLedger:

@@ -17,7 +17,7 @@ from limits.storage import MemoryStorage, RedisStorage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 from redis.exceptions import NoScriptError, RedisError
 
-from ..adapters.limits_moving_window import MovingWindowScripts, window_start_and_entries
+from connectivity.adapters.limits_moving_window import MovingWindowScripts, window_start_and_entries
 
 log = structlog.get_logger(__name__)
 

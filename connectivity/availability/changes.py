@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..auth.authenticate import Caller
-from ..queries import queries
-from ..reads import Reads
-from .feed_cursor import EXPIRED, CursorExpired, CursorSigner, Position, Positions
+from connectivity.auth.authenticate import Caller
+from connectivity.store.queries import queries
+from connectivity.store.replica import Reads
+from connectivity.availability.feed_cursor import EXPIRED, CursorExpired, CursorSigner, Position, Positions
 
 DEFAULT_PAGE_SIZE = 500
 MAX_PAGE_SIZE = 1000

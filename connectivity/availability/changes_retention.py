@@ -5,9 +5,9 @@ cursor is answered 410 cursor_expired. Run by operators: `flask --app app change
 
 from __future__ import annotations
 
-from ..db import Database
-from ..queries import queries
-from ..retention import prune_in_chunks
+from connectivity.store.database import Database
+from connectivity.store.queries import queries
+from connectivity.store.retention import prune_in_chunks
 
 MIN_RETENTION_DAYS = 7
 # Changes per transaction: each delete stays short, and a run that is stopped keeps what it did.

@@ -12,7 +12,7 @@ The payload is packed (v3): the numbers as unsigned LEB128 varints, in base64url
 bounds a cursor at 200 characters and a Citus cluster gives a position per node: as JSON (v2)
 three positions took about 150 characters, so a fourth worker would have made cursors the feed
 itself refuses; packed, a position with realistic values (transaction ids below 2^35, change
-ids below 2^42) takes 16 characters, nine of them fit (tests/discovery/test_feed_cursor.py)."""
+ids below 2^42) takes 16 characters, nine of them fit (tests/availability/test_feed_cursor.py)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from itsdangerous import BadData, Signer, URLSafeSerializer
 
-from ..errors import ApiError
+from connectivity.web.errors import ApiError
 
 # Bump the version when the payload changes: older cursors then fail as unknown, never misread.
 # v2 (JSON, the same fields) and v1 (one position, read as origin 0's: the only origin before

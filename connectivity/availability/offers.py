@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..auth.authenticate import Caller
-from ..errors import NotFound
-from ..pricing import (NightInput, NightRates, NightRestrictions, RatePlanRules, effective,
+from connectivity.auth.authenticate import Caller
+from connectivity.web.errors import NotFound
+from connectivity.pricing import (NightInput, NightRates, NightRestrictions, RatePlanRules, effective,
                        evaluate_stay)
-from ..pricing.money import FxTable
-from ..queries import queries
-from .stay import ensure_check_in_not_past
+from connectivity.pricing.money import FxTable
+from connectivity.store.queries import queries
+from connectivity.availability.stay import ensure_check_in_not_past
 
 RESTRICTION_FIELDS = ("closed", "min_stay", "max_stay", "closed_to_arrival",
                       "closed_to_departure")

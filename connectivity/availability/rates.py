@@ -8,13 +8,13 @@ import datetime as dt
 from dataclasses import fields
 from typing import Any
 
-from ..auth.authenticate import Caller
-from ..reads import Reads
-from ..errors import ValidationFailed
-from ..pricing import NightPrice, OccupancyError, normalise_occupancy, quote_in_currency
-from ..pricing.stay_nights import stay_nights
-from .offers import evaluate_offer, read_offers
-from .stay import fx_multiplier
+from connectivity.auth.authenticate import Caller
+from connectivity.store.replica import Reads
+from connectivity.web.errors import ValidationFailed
+from connectivity.pricing import NightPrice, OccupancyError, normalise_occupancy, quote_in_currency
+from connectivity.pricing.stay_nights import stay_nights
+from connectivity.availability.offers import evaluate_offer, read_offers
+from connectivity.availability.stay import fx_multiplier
 
 NIGHT_FIELDS = tuple(f.name for f in fields(NightPrice))
 

@@ -1,20 +1,20 @@
 from flask import current_app
 
-from .. import API_PREFIX
-from ..api import ApiBlueprint
-from ..auth.access import current_caller, requires
-from ..docs import GUARDED, WITH_BODY, error_responses
-from ..envelope import ErrorEnvelopeSchema, enveloped
-from ..ready_body import ready_json_response, ready_response
-from .changes import read_changes
-from .feed_cursor import CursorSigner
-from .rates import rates as read_rates
-from .schemas import (ChangesQuerySchema, ChangesSchema, RatesRequestSchema, RatesResultSchema,
+from connectivity import API_PREFIX
+from connectivity.web.api import ApiBlueprint
+from connectivity.auth.access import current_caller, requires
+from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
+from connectivity.web.envelope import ErrorEnvelopeSchema, enveloped
+from connectivity.web.ready_body import ready_json_response, ready_response
+from connectivity.availability.changes import read_changes
+from connectivity.availability.feed_cursor import CursorSigner
+from connectivity.availability.rates import rates as read_rates
+from connectivity.availability.schemas import (ChangesQuerySchema, ChangesSchema, RatesRequestSchema, RatesResultSchema,
                       SearchRequestSchema, SearchResultSchema)
-from .search import search as search_hotels
-from .stay import utc_now
+from connectivity.availability.search import search as search_hotels
+from connectivity.availability.stay import utc_now
 # Below the area's own imports: the sandbox's forced answers (contract 11.4) reuse them.
-from ..sandbox import pull as sandbox
+from connectivity.sandbox import pull as sandbox
 
 blp = ApiBlueprint("availability", __name__, url_prefix=API_PREFIX,
                 description="Availability: what is sellable, and per-night rates.")

@@ -8,11 +8,11 @@ import datetime as dt
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from ..mapping.schemas import BOARD_TYPES, CancellationPolicySchema
-from ..pricing.sellability import REASONS
-from ..schema_fields import CountryCode, CurrencyCode, Day, Money, PartnerCode
-from .changes import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
-from .feed_cursor import MAX_CURSOR_LENGTH
+from connectivity.mapping.schemas import BOARD_TYPES, CancellationPolicySchema
+from connectivity.pricing.sellability import REASONS
+from connectivity.web.fields import CountryCode, CurrencyCode, Day, Money, PartnerCode
+from connectivity.availability.changes import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from connectivity.availability.feed_cursor import MAX_CURSOR_LENGTH
 
 # The specification bounds neither; a serious API does. A stay longer than a year is not a
 # hotel stay, and min_stay/max_stay themselves stop at 365.

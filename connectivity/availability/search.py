@@ -6,12 +6,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ..auth.authenticate import Caller
-from ..reads import Reads
-from ..errors import CurrencyNotSupported, ValidationFailed
-from ..pricing.money import round_money
-from ..queries import queries
-from .stay import distinct_rooms, minor_units_table, property_today
+from connectivity.auth.authenticate import Caller
+from connectivity.store.replica import Reads
+from connectivity.web.errors import CurrencyNotSupported, ValidationFailed
+from connectivity.pricing.money import round_money
+from connectivity.store.queries import queries
+from connectivity.availability.stay import distinct_rooms, minor_units_table, property_today
 
 
 def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime) -> dict:

@@ -13,9 +13,9 @@ from zoneinfo import ZoneInfo
 import pycountry
 from psycopg.types.json import Jsonb
 
-from ..errors import CurrencyNotSupported, ValidationFailed
-from ..pricing.money import FxTable, minor_units
-from ..pricing.money import CurrencyNotSupported as NoFxRate
+from connectivity.web.errors import CurrencyNotSupported, ValidationFailed
+from connectivity.pricing.money import FxTable, minor_units
+from connectivity.pricing.money import CurrencyNotSupported as NoFxRate
 
 
 def utc_now() -> dt.datetime:

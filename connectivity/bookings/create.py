@@ -14,18 +14,18 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from ..auth.authenticate import Caller
-from ..db import Database
-from ..errors import Conflict
-from ..pricing import occupancy_from_guests
-from ..pricing.spread import spread_total
-from ..queries import queries
-from ..schema_fields import money_number
-from .confirmation import confirmation_number
-from .manage import find_booking
-from .offer import find_offer, judge, policy_fx_rate, sold_out
-from .quote_token import QuoteTokens, StayBinding
-from .records import booking_view, request_fingerprint, stored_nights
+from connectivity.auth.authenticate import Caller
+from connectivity.store.database import Database
+from connectivity.web.errors import Conflict
+from connectivity.pricing import occupancy_from_guests
+from connectivity.pricing.spread import spread_total
+from connectivity.store.queries import queries
+from connectivity.web.fields import money_number
+from connectivity.bookings.confirmation import confirmation_number
+from connectivity.bookings.manage import find_booking
+from connectivity.bookings.offer import find_offer, judge, policy_fx_rate, sold_out
+from connectivity.bookings.quote_token import QuoteTokens, StayBinding
+from connectivity.bookings.records import booking_view, request_fingerprint, stored_nights
 
 def create_booking(db: Database, tokens: QuoteTokens, caller: Caller, request: dict[str, Any],
                    now: dt.datetime) -> tuple[dict, int]:

@@ -7,13 +7,13 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from ..auth.authenticate import Caller
-from ..db import Database
-from ..errors import Conflict, NotFound, ValidationFailed
-from ..pricing import CancellationPolicy, booking_policy_penalty, hours_before_check_in
-from ..queries import queries
-from ..schema_fields import money_number
-from .records import booking_view
+from connectivity.auth.authenticate import Caller
+from connectivity.store.database import Database
+from connectivity.web.errors import Conflict, NotFound, ValidationFailed
+from connectivity.pricing import CancellationPolicy, booking_policy_penalty, hours_before_check_in
+from connectivity.store.queries import queries
+from connectivity.web.fields import money_number
+from connectivity.bookings.records import booking_view
 
 
 def find_booking(conn, caller: Caller, reference: str) -> dict:

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable
 
-from ..auth.authenticate import Caller
-from ..availability.offers import evaluate_offer, read_offers
-from ..availability.stay import fx_multiplier
-from ..errors import Conflict, NotFound, ValidationFailed
-from ..pricing import OccupancyError, RoomOccupancy, StayQuote, quote_in_currency
-from ..pricing.stay_nights import stay_nights
+from connectivity.auth.authenticate import Caller
+from connectivity.availability.offers import evaluate_offer, read_offers
+from connectivity.availability.stay import fx_multiplier
+from connectivity.web.errors import Conflict, NotFound, ValidationFailed
+from connectivity.pricing import OccupancyError, RoomOccupancy, StayQuote, quote_in_currency
+from connectivity.pricing.stay_nights import stay_nights
 
 # Inventory is judged by the conditional decrement (booking) or after the price (quote), not
 # here: the contract puts `sold_out` after sellability and price.

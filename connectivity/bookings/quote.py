@@ -6,11 +6,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ..auth.authenticate import Caller
-from ..db import Database
-from ..pricing import StayQuote, normalise_occupancy
-from .offer import Offer, ensure_inventory, find_offer, judge
-from .quote_token import QuoteTokens, StayBinding
+from connectivity.auth.authenticate import Caller
+from connectivity.store.database import Database
+from connectivity.pricing import StayQuote, normalise_occupancy
+from connectivity.bookings.offer import Offer, ensure_inventory, find_offer, judge
+from connectivity.bookings.quote_token import QuoteTokens, StayBinding
 
 
 def quote(db: Database, tokens: QuoteTokens, caller: Caller, request: dict[str, Any],

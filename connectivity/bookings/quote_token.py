@@ -21,8 +21,8 @@ from decimal import Decimal, InvalidOperation
 
 from itsdangerous import BadData, URLSafeSerializer
 
-from ..errors import Conflict, InvalidQuoteToken
-from ..pricing import RoomOccupancy
+from connectivity.web.errors import Conflict, InvalidQuoteToken
+from connectivity.pricing import RoomOccupancy
 
 # Bump the version when the payload changes: older tokens then fail as invalid, never misread.
 SALT = "pcs.quote-token.v1"

@@ -2,18 +2,18 @@ from functools import cache
 
 from flask import current_app
 
-from .. import API_PREFIX
-from ..api import ApiBlueprint
-from ..auth.access import current_caller, requires
-from ..availability.stay import utc_now
-from ..docs import GUARDED, WITH_BODY, error_responses
-from ..envelope import enveloped
-from ..sandbox import pull as sandbox
-from .create import create_booking as book
-from .manage import cancel_booking as cancel, read_booking
-from .quote import quote as price_quote
-from .quote_token import QuoteTokens
-from .schemas import (BookingDataSchema, BookingRequestSchema, BookingResultSchema,
+from connectivity import API_PREFIX
+from connectivity.web.api import ApiBlueprint
+from connectivity.auth.access import current_caller, requires
+from connectivity.availability.stay import utc_now
+from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
+from connectivity.web.envelope import enveloped
+from connectivity.sandbox import pull as sandbox
+from connectivity.bookings.create import create_booking as book
+from connectivity.bookings.manage import cancel_booking as cancel, read_booking
+from connectivity.bookings.quote import quote as price_quote
+from connectivity.bookings.quote_token import QuoteTokens
+from connectivity.bookings.schemas import (BookingDataSchema, BookingRequestSchema, BookingResultSchema,
                       CancelRequestSchema, CancelResultSchema, QuoteRequestSchema,
                       QuoteResultSchema)
 

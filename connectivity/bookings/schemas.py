@@ -8,10 +8,10 @@ import re
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from ..availability.schemas import NightSchema, StaySchema, stay_date_errors
-from ..mapping.schemas import CancellationPolicySchema
-from ..pricing import OccupancyError, occupancy_from_guests
-from ..schema_fields import (
+from connectivity.availability.schemas import NightSchema, StaySchema, stay_date_errors
+from connectivity.mapping.schemas import CancellationPolicySchema
+from connectivity.pricing import OccupancyError, occupancy_from_guests
+from connectivity.web.fields import (
     Amount,
     CountryCode,
     CurrencyCode,
@@ -23,7 +23,7 @@ from ..schema_fields import (
     Reference,
     Text,
 )
-from .quote_token import MAX_TOKEN_LENGTH, TOKEN_PATTERN, TOKEN_RE
+from connectivity.bookings.quote_token import MAX_TOKEN_LENGTH, TOKEN_PATTERN, TOKEN_RE
 
 ARRIVAL_TIME_RE = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]\Z")
 # 30 rooms of at most 20 adults and 10 children.

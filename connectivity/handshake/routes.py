@@ -1,13 +1,13 @@
 
-from .. import API_PREFIX
-from ..api import ApiBlueprint
-from ..auth.access import current_caller, requires
-from ..availability.stay import utc_now
-from ..docs import error_responses
-from ..envelope import enveloped
-from ..ready_body import ready_response
-from . import service
-from .schemas import PingSchema, WhoamiSchema
+from connectivity import API_PREFIX
+from connectivity.web.api import ApiBlueprint
+from connectivity.auth.access import current_caller, requires
+from connectivity.availability.stay import utc_now
+from connectivity.web.error_responses import error_responses
+from connectivity.web.envelope import enveloped
+from connectivity.web.ready_body import ready_response
+from connectivity.handshake import service
+from connectivity.handshake.schemas import PingSchema, WhoamiSchema
 
 blp = ApiBlueprint("handshake", __name__, url_prefix=API_PREFIX,
                 description="Handshake: check credentials, clock and what a key may do.")
@@ -23,7 +23,7 @@ def ping():
     Needs no scope. `server_time` tells a stale-request rejection from a bad secret."""
     # A ready body (ready_body.py), which flask-smorest passes through without its schema dump
     # (two dumps, envelope and payload: about 60 us of CPU for three fields, measured in-process);
-    # tests/api/test_authentication.py checks the body equals the schema's dump.
+    # tests/auth/test_authentication.py checks the body equals the schema's dump.
     return ready_response(service.ping(current_caller(), utc_now()))
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..auth.authenticate import Caller
-from ..auth.scopes import SCOPES
+from connectivity.auth.authenticate import Caller
+from connectivity.auth.scopes import SCOPES
 
 
 def ping(caller: Caller, now: datetime) -> dict:

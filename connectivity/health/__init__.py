@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify
 
-from ..envelope import error_response, success_body
-from ..queries import queries
+from connectivity.web.envelope import error_response, success_body
+from connectivity.store.queries import queries
 
 blp = Blueprint("health", __name__)
 

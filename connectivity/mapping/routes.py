@@ -1,12 +1,12 @@
 from flask import current_app
 
-from .. import API_PREFIX
-from ..api import ApiBlueprint
-from ..auth.access import current_caller, requires
-from ..docs import GUARDED, error_responses
-from ..envelope import enveloped
-from . import service
-from .schemas import HotelDetailDataSchema, HotelListSchema
+from connectivity import API_PREFIX
+from connectivity.web.api import ApiBlueprint
+from connectivity.auth.access import current_caller, requires
+from connectivity.web.error_responses import GUARDED, error_responses
+from connectivity.web.envelope import enveloped
+from connectivity.mapping import service
+from connectivity.mapping.schemas import HotelDetailDataSchema, HotelListSchema
 
 blp = ApiBlueprint("mapping", __name__, url_prefix=API_PREFIX,
                 description="Mapping: the properties mapped and active for the calling partner.")

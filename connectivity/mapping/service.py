@@ -3,10 +3,10 @@ distribution is paused is absent, exactly as an unmapped one."""
 
 from __future__ import annotations
 
-from ..auth.authenticate import Caller
-from ..reads import Reads
-from ..errors import NotFound
-from ..queries import queries
+from connectivity.auth.authenticate import Caller
+from connectivity.store.replica import Reads
+from connectivity.web.errors import NotFound
+from connectivity.store.queries import queries
 
 
 def list_hotels(db: Reads, caller: Caller) -> dict:

@@ -20,9 +20,9 @@ import hmac
 from flask import Blueprint, Flask, Response, current_app, request
 from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, CollectorRegistry, generate_latest
 
-from ..errors import Unauthorized
-from .http import MULTIPROCESS, REGISTRY, record_request
-from .stored import StoredStateCollector
+from connectivity.web.errors import Unauthorized
+from connectivity.metrics.http import MULTIPROCESS, REGISTRY, record_request
+from connectivity.metrics.stored import StoredStateCollector
 
 blp = Blueprint("metrics", __name__)
 

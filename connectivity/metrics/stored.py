@@ -18,10 +18,10 @@ from prometheus_client.core import GaugeHistogramMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
-from ..ari.queue import BatchQueue
-from ..db import Database
-from ..queries import queries
-from ..settings import Settings
+from connectivity.ari.queue import BatchQueue
+from connectivity.store.database import Database
+from connectivity.store.queries import queries
+from connectivity.settings import Settings
 
 log = structlog.get_logger(__name__)
 

@@ -13,19 +13,19 @@ from psycopg.rows import dict_row
 from flask import Flask, current_app
 from flask.cli import AppGroup
 
-from ..ari.retention import DEFAULT_RETENTION_DAYS, prune_batch_items
-from ..availability.changes_retention import MIN_RETENTION_DAYS, prune_changes
-from ..auth.credentials import SigningVault
-from ..auth.keycache import KeyStateNotAnnounced
-from ..auth.scopes import PRESETS, SCOPES
-from ..queries import queries
-from ..reservations.reconciliation import (UnknownPartner, list_reconciliation,
+from connectivity.ari.retention import DEFAULT_RETENTION_DAYS, prune_batch_items
+from connectivity.availability.changes_retention import MIN_RETENTION_DAYS, prune_changes
+from connectivity.auth.credentials import SigningVault
+from connectivity.auth.keycache import KeyStateNotAnnounced
+from connectivity.auth.scopes import PRESETS, SCOPES
+from connectivity.store.queries import queries
+from connectivity.reservations.reconciliation import (UnknownPartner, list_reconciliation,
                                            resolve_reconciliation)
-from .citus import DEFAULT_SHARD_COUNT, DistributionBusy, citus_version, distribute
-from .catalog import CatalogError, load_catalog, parse_catalog
-from .demo_ari import DEFAULT_DAYS, MAX_DAYS, seed_demo_ari
-from .keys import DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key, list_keys, revoke_key
-from .migrations import MigrationError, upgrade
+from connectivity.operator.citus import DEFAULT_SHARD_COUNT, DistributionBusy, citus_version, distribute
+from connectivity.operator.catalog import CatalogError, load_catalog, parse_catalog
+from connectivity.operator.demo_ari import DEFAULT_DAYS, MAX_DAYS, seed_demo_ari
+from connectivity.operator.keys import DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key, list_keys, revoke_key
+from connectivity.operator.migrations import MigrationError, upgrade
 
 
 def _db():
@@ -258,7 +258,7 @@ def changes_prune(retention_days):
               show_default=True, envvar="CITUS_SHARD_COUNT",
               help="Shards of each colocation group created by this run (env CITUS_SHARD_COUNT).")
 def citus_distribute(shard_count):
-    """Place the tables on Citus as connectivity/sharding.py plans (idempotent; a no-op on
+    """Place the tables on Citus as connectivity/store/sharding.py plans (idempotent; a no-op on
     plain PostgreSQL)."""
     # Its own connection, never through a transaction pooler: the advisory lock and the
     # session setting of operator/citus.py belong to one session.

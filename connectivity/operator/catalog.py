@@ -12,11 +12,11 @@ import psycopg
 from marshmallow import ValidationError
 from psycopg.types.json import Jsonb
 
-from ..auth.keycache import KEY_STATE_CHANGED
-from ..db import announces
-from ..errors import flatten_messages
-from ..queries import queries
-from .catalog_schema import CatalogSchema
+from connectivity.auth.keycache import KEY_STATE_CHANGED
+from connectivity.store.database import announces
+from connectivity.web.errors import flatten_messages
+from connectivity.store.queries import queries
+from connectivity.operator.catalog_schema import CatalogSchema
 
 
 class CatalogError(ValueError):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from .. import validators
+from connectivity.web import validators
 
 BOARD_TYPES = ("RO", "BB", "HB", "FB", "AI")
 

@@ -1,5 +1,5 @@
 """`flask --app app citus distribute`: place every table of the schema on a Citus cluster as
-connectivity/sharding.py plans it (docs/operations.md 6.4). On plain PostgreSQL (no `citus`
+connectivity/store/sharding.py plans it (docs/operations.md 6.4). On plain PostgreSQL (no `citus`
 extension in the database) it says so and changes nothing.
 
 Reference tables first (the distributed tables' foreign keys point at them), then the tables
@@ -15,8 +15,8 @@ from functools import partial
 
 import psycopg
 
-from .. import sharding
-from ..queries import queries
+from connectivity.store import sharding
+from connectivity.store.queries import queries
 
 # Tests want few shards: a TRUNCATE of a distributed table takes about 2 s with Citus's
 # default of 32, 0.37 s with 4 (../shared/citus/README.md).

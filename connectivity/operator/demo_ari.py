@@ -9,7 +9,7 @@ from datetime import datetime
 
 import psycopg
 
-from ..queries import queries
+from connectivity.store.queries import queries
 
 DEFAULT_DAYS = 365
 MAX_DAYS = 730  # the ARI push accepts dates up to two years ahead; the demo stays inside that

@@ -8,11 +8,11 @@ from datetime import datetime
 
 import psycopg
 
-from ..auth import credentials
-from ..auth.keycache import KEY_STATE_CHANGED
-from ..auth.scopes import SIGNED_BY_DEFAULT, scopes_for
-from ..db import announces
-from ..queries import queries
+from connectivity.auth import credentials
+from connectivity.auth.keycache import KEY_STATE_CHANGED
+from connectivity.auth.scopes import SIGNED_BY_DEFAULT, scopes_for
+from connectivity.store.database import announces
+from connectivity.store.queries import queries
 
 DEFAULT_RATE_LIMIT_PER_MINUTE = 600
 

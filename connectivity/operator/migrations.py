@@ -29,8 +29,8 @@ from typing import Callable, TypeVar
 
 import psycopg
 
-from ..db import behind_pooler
-from ..queries import MIGRATIONS_DIR, queries
+from connectivity.store.database import behind_pooler
+from connectivity.store.queries import MIGRATIONS_DIR, queries
 
 NO_TRANSACTION = re.compile(r"^--\s*migration:\s*no-transaction\s*$", re.MULTILINE)
 # Statements of a no-transaction migration end with ';' at the end of a line.

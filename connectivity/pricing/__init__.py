@@ -25,7 +25,7 @@ Modules, in the order a request uses them:
 - `stay_nights`   `stay_nights`: the nights of a stay, for every area.
 """
 
-from .money import (
+from connectivity.pricing.money import (
     ConvertedNights,
     CurrencyNotSupported,
     FxTable,
@@ -35,18 +35,18 @@ from .money import (
     round_money,
     to_decimal,
 )
-from .nightly import NightRates, night_amount, room_night_price
-from .occupancy import OccupancyError, RoomOccupancy, normalise_occupancy, occupancy_from_guests
-from .penalties import (
+from connectivity.pricing.nightly import NightRates, night_amount, room_night_price
+from connectivity.pricing.occupancy import OccupancyError, RoomOccupancy, normalise_occupancy, occupancy_from_guests
+from connectivity.pricing.penalties import (
     PENALTY_TYPES,
     CancellationPolicy,
     PenaltyTier,
     booking_policy_penalty,
     hours_before_check_in,
 )
-from .plan_rules import RatePlanRules, nationality_allowed, occupancy_fits
-from .restrictions import NightRestrictions, effective
-from .sellability import (
+from connectivity.pricing.plan_rules import RatePlanRules, nationality_allowed, occupancy_fits
+from connectivity.pricing.restrictions import NightRestrictions, effective
+from connectivity.pricing.sellability import (
     REASONS,
     NightInput,
     NightPrice,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .occupancy import RoomOccupancy
+from connectivity.pricing.occupancy import RoomOccupancy
 
 __all__ = ["NightRates", "night_amount", "room_night_price"]
 

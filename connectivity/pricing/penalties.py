@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from .money import round_money, to_decimal
+from connectivity.pricing.money import round_money, to_decimal
 
 __all__ = ["PENALTY_TYPES", "CancellationPolicy", "PenaltyTier", "hours_before_check_in",
            "booking_policy_penalty"]

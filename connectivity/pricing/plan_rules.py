@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .occupancy import RoomOccupancy
+from connectivity.pricing.occupancy import RoomOccupancy
 
 __all__ = ["RatePlanRules", "nationality_allowed", "occupancy_fits"]
 

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from .money import convert_nights, round_money
-from .nightly import NightRates, night_amount
-from .occupancy import RoomOccupancy
-from .plan_rules import RatePlanRules, nationality_allowed, occupancy_fits
-from .stay_nights import stay_nights
-from .restrictions import NightRestrictions, effective
+from connectivity.pricing.money import convert_nights, round_money
+from connectivity.pricing.nightly import NightRates, night_amount
+from connectivity.pricing.occupancy import RoomOccupancy
+from connectivity.pricing.plan_rules import RatePlanRules, nationality_allowed, occupancy_fits
+from connectivity.pricing.stay_nights import stay_nights
+from connectivity.pricing.restrictions import NightRestrictions, effective
 
 __all__ = ["REASONS", "NightInput", "NightPrice", "StayQuote", "evaluate_stay",
            "quote_in_currency"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import ROUND_DOWN, Decimal
 
-from .money import minor_units
+from connectivity.pricing.money import minor_units
 
 __all__ = ["spread_total"]
 

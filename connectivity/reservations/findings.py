@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..pricing.money import round_money
-from ..pricing.stay_nights import stay_nights
+from connectivity.pricing.money import round_money
+from connectivity.pricing.stay_nights import stay_nights
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 from psycopg.types.json import Jsonb
 
-from ..queries import queries
-from ..pricing.stay_nights import stay_nights
+from connectivity.store.queries import queries
+from connectivity.pricing.stay_nights import stay_nights
 
 
 def rooms_wanted(state: Mapping, room_types: Mapping[str, int]) -> list[dict]:

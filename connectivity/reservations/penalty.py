@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from ..pricing.money import round_money
+from connectivity.pricing.money import round_money
 
 
 def pushed_reservation_penalty(*, net_amount: Decimal, currency: str, non_refundable: bool,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from psycopg.types.json import Jsonb
 
-from ..queries import queries
-from .findings import Finding
+from connectivity.store.queries import queries
+from connectivity.reservations.findings import Finding
 
 
 def record_reconciliation(conn, property_id: int, reservation_id: int, version: int,

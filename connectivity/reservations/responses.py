@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
-from ..schema_fields import Money
-from .schemas import STATUSES
+from connectivity.web.fields import Money
+from connectivity.reservations.schemas import STATUSES
 
 DATE = {"format": "date"}
 RECONCILIATION_CODES = (

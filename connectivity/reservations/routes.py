@@ -5,17 +5,17 @@ import inspect
 
 from flask import current_app, g, request
 
-from .. import API_PREFIX
-from ..api import ApiBlueprint
-from ..auth.access import current_caller, requires
-from ..availability.stay import utc_now
-from ..docs import GUARDED, WITH_BODY, error_responses
-from ..envelope import enveloped
-from .responses import ReservationCancelResultSchema, DeliveryResultSchema
-from .schemas import ReservationCancelRequestSchema, ModifyRequestSchema, ReservationRequestSchema
-from .service import cancel_reservation as cancel_use_case
-from .service import modify_reservation as modify_use_case
-from .service import push_reservation as push_use_case
+from connectivity import API_PREFIX
+from connectivity.web.api import ApiBlueprint
+from connectivity.auth.access import current_caller, requires
+from connectivity.availability.stay import utc_now
+from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
+from connectivity.web.envelope import enveloped
+from connectivity.reservations.responses import ReservationCancelResultSchema, DeliveryResultSchema
+from connectivity.reservations.schemas import ReservationCancelRequestSchema, ModifyRequestSchema, ReservationRequestSchema
+from connectivity.reservations.service import cancel_reservation as cancel_use_case
+from connectivity.reservations.service import modify_reservation as modify_use_case
+from connectivity.reservations.service import push_reservation as push_use_case
 
 blp = ApiBlueprint("reservations", __name__, url_prefix=API_PREFIX,
                 description="Push reservations: deliver reservations already confirmed.")

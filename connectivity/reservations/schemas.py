@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from ..availability.schemas import MAX_NIGHTS, stay_date_errors
-from ..pricing.stay_nights import stay_nights
-from ..schema_fields import (
+from connectivity.availability.schemas import MAX_NIGHTS, stay_date_errors
+from connectivity.pricing.stay_nights import stay_nights
+from connectivity.web.fields import (
     Amount,
     CountryCode,
     CurrencyCode,

@@ -14,17 +14,17 @@ from zoneinfo import ZoneInfo
 
 from psycopg.types.json import Jsonb
 
-from ..auth.authenticate import Caller
-from ..db import Database
-from ..errors import NotFound, ValidationFailed
-from ..queries import queries
-from .findings import (Finding, nightly_rates_findings, penalty_claim_differs, shortfall,
+from connectivity.auth.authenticate import Caller
+from connectivity.store.database import Database
+from connectivity.web.errors import NotFound, ValidationFailed
+from connectivity.store.queries import queries
+from connectivity.reservations.findings import (Finding, nightly_rates_findings, penalty_claim_differs, shortfall,
                        unmapped_codes)
-from .inventory import lock_nights, release_inventory, rooms_wanted, take_inventory
-from .penalty import pushed_reservation_penalty
-from .reconciliation import reconciliation_of, record_reconciliation
-from .schemas import ReservationCancelRequestSchema, ModifyRequestSchema
-from .state import shown, to_json, with_modification
+from connectivity.reservations.inventory import lock_nights, release_inventory, rooms_wanted, take_inventory
+from connectivity.reservations.penalty import pushed_reservation_penalty
+from connectivity.reservations.reconciliation import reconciliation_of, record_reconciliation
+from connectivity.reservations.schemas import ReservationCancelRequestSchema, ModifyRequestSchema
+from connectivity.reservations.state import shown, to_json, with_modification
 
 ORPHAN = "orphan_cancellation"
 

@@ -7,7 +7,7 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from ..pricing.money import round_money
+from connectivity.pricing.money import round_money
 
 # What a modify replaces: the complete new stay, never a diff (specification, modify).
 MODIFIED_FIELDS = ("check_in", "check_out", "rooms", "net_amount", "net_currency", "modified_at")

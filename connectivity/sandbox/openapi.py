@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from apispec import BasePlugin
 
-from .scenarios import HEADER, SCENARIOS
+from connectivity.sandbox.scenarios import HEADER, SCENARIOS
 
 EXTENSION = "x-sandbox-scenarios"
 

@@ -11,21 +11,21 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from ..auth.authenticate import Caller
-from ..availability.rates import rates
-from ..availability.search import search
-from ..bookings.create import find_booking_offer, judge_booking
-from ..bookings.manage import ensure_booking_currency, find_booking, penalty_now
-from ..bookings.offer import sold_out
-from ..bookings.quote import price_stay, quote_answer
-from ..bookings.quote_token import QuoteTokens
-from ..db import Database
-from ..errors import Conflict
-from ..pricing.money import minor_units, round_money
-from ..pricing.sellability import REASONS
-from ..pricing.spread import spread_total
-from ..schema_fields import money_number
-from .scenarios import HEADER
+from connectivity.auth.authenticate import Caller
+from connectivity.availability.rates import rates
+from connectivity.availability.search import search
+from connectivity.bookings.create import find_booking_offer, judge_booking
+from connectivity.bookings.manage import ensure_booking_currency, find_booking, penalty_now
+from connectivity.bookings.offer import sold_out
+from connectivity.bookings.quote import price_stay, quote_answer
+from connectivity.bookings.quote_token import QuoteTokens
+from connectivity.store.database import Database
+from connectivity.web.errors import Conflict
+from connectivity.pricing.money import minor_units, round_money
+from connectivity.pricing.sellability import REASONS
+from connectivity.pricing.spread import spread_total
+from connectivity.web.fields import money_number
+from connectivity.sandbox.scenarios import HEADER
 
 PRICE_CHANGE = Decimal("1.10")  # price_changed: 10% higher
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 
 from flask import current_app, g, request
 
-from ..errors import ApiError, RateLimited, ServiceUnavailable, ValidationFailed
+from connectivity.web.errors import ApiError, RateLimited, ServiceUnavailable, ValidationFailed
 
 HEADER = "X-Sandbox-Scenario"
 _ENVIRON_KEY = "HTTP_X_SANDBOX_SCENARIO"

@@ -1,5 +1,5 @@
 -- 0011_sharding_keys: one schema for plain PostgreSQL and for Citus sharded by property_id
--- (docs/operations.md 6.4; the placement of every table is connectivity/sharding.py).
+-- (docs/operations.md 6.4; the placement of every table is connectivity/store/sharding.py).
 -- Locks: ACCESS EXCLUSIVE on ari_batches, bookings, booking_claims, reservations,
 -- reservation_versions, reservation_nights, reconciliation_items and change_log while their
 -- keys are rebuilt (each key's index is built anew: seconds per million rows). Run it in a

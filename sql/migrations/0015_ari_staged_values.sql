@@ -4,7 +4,7 @@
 -- went through the coordinator (COPY into intermediate results), and Citus commits every such
 -- COPY with two-phase commit: each apply paid a PREPARE and a COMMIT PREPARED on its one worker.
 -- This table is distributed by property_id beside the day tables and batches
--- (connectivity/sharding.py): staging reads a batch's own shard and writes the same shard, the
+-- (connectivity/store/sharding.py): staging reads a batch's own shard and writes the same shard, the
 -- upserts read it there, and a one-hotel apply is router statements committed in one phase.
 --
 -- A staging is the rows of one `stage` (a uuid drawn per staging), inserted, read and deleted in

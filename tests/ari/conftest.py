@@ -11,7 +11,7 @@ from rq import SimpleWorker
 
 from connectivity.ari import jobs
 from connectivity.ari.queue import BatchQueue, queue_name
-from tests.api.helpers import assert_envelope_success
+from tests.support.envelope import assert_envelope_success
 
 API = "/api/connectivity/v1"
 # Far enough ahead to be in the future in every timezone, and well within 2 years.
@@ -24,7 +24,7 @@ def day(offset: int) -> str:
 
 @pytest.fixture
 def push(issue, catalog):
-    """Headers of an unsigned push key of acme (signing is tested in tests/api)."""
+    """Headers of an unsigned push key of acme (signing is tested in tests/auth)."""
     return {"Authorization": f"Bearer {issue('push', signed=False).token}"}
 
 

@@ -9,9 +9,9 @@ import psycopg
 import pytest
 
 from connectivity.operator.catalog import load_catalog, parse_catalog
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 
-from .conftest import API, day
+from tests.ari.conftest import API, day
 
 GOOD_ARI = {"room_type_code": "ACME-DBL", "date": day(0), "availability": 1}
 GOOD_RANGE = {"room_type_code": "ACME-DBL", "from_date": day(0), "to_date": day(3)}

@@ -7,9 +7,9 @@ import datetime as dt
 from decimal import Decimal
 
 from connectivity.ari.apply import apply_batch
-from tests.discovery.ari import set_room_days
+from tests.support.ari_days import set_room_days
 
-from .conftest import START, day
+from tests.ari.conftest import START, day
 
 
 def test_a_batch_is_applied_by_the_worker_and_its_outcome_read(put, work, outcome, room_days,

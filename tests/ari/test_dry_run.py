@@ -9,9 +9,9 @@ from decimal import Decimal
 
 import pytest
 
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 
-from .conftest import API, START, day
+from tests.ari.conftest import API, START, day
 
 # Partner code -> the demo catalogue's own (acme's mapping of LIS1).
 INTERNAL = {"ACME-DBL": "DBL", "ACME-SGL": "SGL", "ACME-BAR": "BAR", "ACME-NRF": "NRF"}

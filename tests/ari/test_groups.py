@@ -14,11 +14,11 @@ from rq.job import Job, JobStatus
 from connectivity.ari import apply
 from connectivity.ari.apply import apply_batch
 from connectivity.ari.queue import requeue_stranded_batches
-from tests import lockwaits
-from tests.discovery.ari import set_room_days
+from tests.support import lockwaits
+from tests.support.ari_days import set_room_days
 
-from .conftest import START, day
-from .workers import (batch_row, hold_room_day, kill_with_work_horses, start_worker, wait_for,
+from tests.ari.conftest import START, day
+from tests.ari.workers import (batch_row, hold_room_day, kill_with_work_horses, start_worker, wait_for,
                       worker_backends, worker_waiting_on_lock)
 
 

@@ -7,7 +7,7 @@ from rq.job import Job
 
 from connectivity.ari.queue import requeue_stranded_batches
 
-from .conftest import day
+from tests.ari.conftest import day
 
 
 def hotel_of(db, batch_id: str) -> int:

@@ -10,11 +10,11 @@ import psycopg
 import pytest
 
 from connectivity.operator.catalog import load_catalog, parse_catalog
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 from tests.bookings.conftest import booking_body
-from tests.discovery.ari import set_plan_days, set_room_days, stay_dates
+from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 
-from .conftest import API, START, day
+from tests.ari.conftest import API, START, day
 
 # A second partner on the same LIS1 property, pushing under its own codes.
 GLOBEX = json.dumps({"partners": [{"code": "globex", "name": "Globex Trips", "mappings": [

@@ -10,11 +10,11 @@ from rq.job import Job, JobStatus
 
 from app import create_app
 from connectivity.ari.queue import requeue_stranded_batches
-from tests.api.helpers import assert_envelope_success
-from tests.discovery.ari import set_room_days
+from tests.support.envelope import assert_envelope_success
+from tests.support.ari_days import set_room_days
 
-from .conftest import API, START, day
-from .workers import (batch_row, hold_room_day, kill_with_work_horses, start_worker, wait_for,
+from tests.ari.conftest import API, START, day
+from tests.ari.workers import (batch_row, hold_room_day, kill_with_work_horses, start_worker, wait_for,
                       worker_backends, worker_waiting_on_lock)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.operator.conftest import output_of
 
-from .conftest import day
+from tests.ari.conftest import day
 
 
 def age(db, batch_id: str, days: int) -> None:

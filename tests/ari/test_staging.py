@@ -8,7 +8,7 @@ import pytest
 
 from connectivity.ari.apply import stage_batches, write_staged_values
 
-from .conftest import day
+from tests.ari.conftest import day
 
 ITEMS = [
     {"room_type_code": "ACME-DBL", "date": day(0), "availability": 5},

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import psycopg
 
-from tests import lockwaits
+from tests.support import lockwaits
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,7 +52,7 @@ def children_of(pid: int) -> list[int]:
 
 
 def worker_backends(database_url: str) -> list[dict]:
-    """The worker's sessions (tests/lockwaits.py: on Citus too, where its row locks are waited
+    """The worker's sessions (tests/support/lockwaits.py: on Citus too, where its row locks are waited
     for on a worker node)."""
     return [s for s in lockwaits.sessions(database_url) if s["application_name"] == "pcs-worker"]
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from connectivity.operator.catalog import load_catalog, parse_catalog
-from tests.discovery.ari import set_plan_days, set_room_days, stay_dates
+from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 
 API = "/api/connectivity/v1"
 START = dt.date.today() + dt.timedelta(days=5)

@@ -15,10 +15,10 @@ import psycopg
 import pytest
 
 from app import create_app
-from tests import lockwaits
-from tests.discovery.ari import set_plan_days, set_room_days, stay_dates
+from tests.support import lockwaits
+from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 
-from .conftest import API, START, available, booking_body, booking_count, day
+from tests.bookings.conftest import API, START, available, booking_body, booking_count, day
 
 THREADS = 20
 

@@ -10,11 +10,11 @@ import pytest
 
 from connectivity.bookings.quote_token import QuoteTokens, StayBinding
 from connectivity.pricing import RoomOccupancy
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 from tests.conftest import SECRET_KEY
-from tests.discovery.ari import set_plan_days, set_room_days
+from tests.support.ari_days import set_plan_days, set_room_days
 
-from .conftest import (API, START, available, booking_body, booking_count, quote_body,
+from tests.bookings.conftest import (API, START, available, booking_body, booking_count, quote_body,
                        room_guests)
 
 BOOK, QUOTE = f"{API}/bookings", f"{API}/bookings/quote"

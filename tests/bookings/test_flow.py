@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 
-from .conftest import API, available, booking_body, booking_count, day, quote_body
+from tests.bookings.conftest import API, available, booking_body, booking_count, day, quote_body
 
 
 def test_quote_then_book_then_read_then_cancel(client, pull, lisbon, db):

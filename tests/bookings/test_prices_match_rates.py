@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.helpers import assert_envelope_success
-from tests.discovery.ari import set_room_days
+from tests.support.envelope import assert_envelope_success
+from tests.support.ari_days import set_room_days
 
-from .conftest import API, booking_body, quote_body
+from tests.bookings.conftest import API, booking_body, quote_body
 
 KID, TEEN = 5, 15  # LIS1's max_child_age is 11: the teen is priced as an adult
 

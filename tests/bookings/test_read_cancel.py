@@ -9,10 +9,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from psycopg.types.json import Jsonb
 
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
-from tests.discovery.ari import set_plan_days, set_room_days, stay_dates
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
+from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 
-from .conftest import API, available, booking_body
+from tests.bookings.conftest import API, available, booking_body
 
 
 def book(client, headers, body) -> dict:

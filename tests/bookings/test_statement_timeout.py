@@ -10,7 +10,7 @@ import pytest
 
 from app import create_app
 
-from .conftest import API, available, booking_body, booking_count
+from tests.bookings.conftest import API, available, booking_body, booking_count
 
 
 def lisbon_id(conn) -> int:

@@ -11,10 +11,10 @@ import pytest
 
 from app import create_app
 from connectivity.ari.queue import BatchQueue
-from connectivity.db import Database
+from connectivity.store.database import Database
 from connectivity.metrics.stored import StoredStateCollector
 from connectivity.settings import Settings, SettingsError
-from tests.api.helpers import assert_envelope_failure, assert_unauthorized
+from tests.support.envelope import assert_envelope_failure, assert_unauthorized
 from tests.ari.conftest import push, put, redis_client, work  # noqa: F401 - fixtures
 from tests.bookings.conftest import booking_body, lisbon, pull  # noqa: F401 - fixtures
 from tests.metrics.scrape import samples, value

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.api.helpers import assert_envelope_success
+from tests.support.envelope import assert_envelope_success
 from tests.metrics.scrape import samples, value
 from tests.reservations.conftest import items, post, push, reservation  # noqa: F401 - fixture
 

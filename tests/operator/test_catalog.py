@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from .conftest import CATALOG_TABLES, demo_data, output_of, snapshot
+from tests.operator.conftest import CATALOG_TABLES, demo_data, output_of, snapshot
 
 
 def load(cli, write_catalog, data):

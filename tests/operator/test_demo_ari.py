@@ -12,7 +12,7 @@ import pytest
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.demo_ari import seed_demo_ari
 
-from .conftest import demo_data, output_of
+from tests.operator.conftest import demo_data, output_of
 
 API = "/api/connectivity/v1"
 LISBON_TODAY = dt.datetime.now(ZoneInfo("Europe/Lisbon")).date()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import output_of
+from tests.operator.conftest import output_of
 
 
 def states(pg):

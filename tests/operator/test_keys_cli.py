@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 from psycopg import sql
 
-from .conftest import output_of
+from tests.operator.conftest import output_of
 
 BASE62 = "[A-Za-z0-9]"
 TOKEN_RE = re.compile(rf"((?:sbx|live)_{BASE62}+)\.({BASE62}+)")

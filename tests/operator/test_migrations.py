@@ -9,7 +9,7 @@ import psycopg
 import pytest
 from psycopg import errors
 
-from .conftest import output_of
+from tests.operator.conftest import output_of
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "sql" / "migrations"
 

@@ -14,7 +14,7 @@ from psycopg.rows import dict_row
 
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.migrations import upgrade
-from connectivity.sharding import schema_problems
+from connectivity.store.sharding import schema_problems
 from tests.conftest import DEMO_CATALOG
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "sql" / "migrations"

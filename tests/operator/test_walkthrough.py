@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from connectivity.operator.demo_ari import seed_demo_ari
-from connectivity.operator.walkthrough import next_week_stay, walkthrough
-from tests.live_service import live_origin, worker  # noqa: F401 - fixtures
+from devtools.walkthrough import next_week_stay, walkthrough
+from tests.support.live_service import live_origin, worker  # noqa: F401 - fixtures
 
 TOOLS = ("bash", "curl", "openssl")
 

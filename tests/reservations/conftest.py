@@ -9,8 +9,8 @@ import datetime as dt
 
 import pytest
 
-from tests.api.signing import bearer
-from tests.discovery.ari import set_room_days, stay_dates
+from tests.support.signing import bearer
+from tests.support.ari_days import set_room_days, stay_dates
 
 API = "/api/connectivity/v1"
 START = dt.date.today() + dt.timedelta(days=5)

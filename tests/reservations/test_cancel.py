@@ -8,10 +8,10 @@ import threading
 
 import pytest
 
-from tests.api.helpers import assert_envelope_success
-from tests.discovery.ari import set_room_days, stay_dates
+from tests.support.envelope import assert_envelope_success
+from tests.support.ari_days import set_room_days, stay_dates
 
-from .conftest import API, START, available, day, items, post, reservation
+from tests.reservations.conftest import API, START, available, day, items, post, reservation
 
 
 def cancel(client, push, body=None, reference="CM-1", status=200):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from .conftest import API, available, day, items, nightly, reservation
+from tests.reservations.conftest import API, available, day, items, nightly, reservation
 
 
 def race(app, requests):

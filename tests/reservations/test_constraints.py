@@ -5,9 +5,9 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from tests.api.helpers import assert_envelope_success
+from tests.support.envelope import assert_envelope_success
 
-from .conftest import post, reservation
+from tests.reservations.conftest import post, reservation
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ import threading
 
 import pytest
 
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
-from tests.discovery.ari import set_room_days, stay_dates
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
+from tests.support.ari_days import set_room_days, stay_dates
 
-from .conftest import API, START, available, day, items, nightly, post, reservation
+from tests.reservations.conftest import API, START, available, day, items, nightly, post, reservation
 
 
 def versions(db, reference):
@@ -240,7 +240,7 @@ def test_unmapped_hotel_is_not_found_and_keeps_nothing(client, push, lisbon, db)
 def test_a_signed_push_key_delivers(client, issue, lisbon, db):
     import json
 
-    from tests.api.signing import signed_headers
+    from tests.support.signing import signed_headers
     key = issue("push")
     body = json.dumps(reservation()).encode()
     headers = signed_headers(key.token, "POST", API + "/reservations", body)

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from connectivity.operator.catalog import load_catalog, parse_catalog
-from tests.api.helpers import assert_envelope_success
-from tests.api.signing import bearer
+from tests.support.envelope import assert_envelope_success
+from tests.support.signing import bearer
 from tests.conftest import DEMO_CATALOG
 
-from .conftest import available, post, reservation
+from tests.reservations.conftest import available, post, reservation
 
 GLOBEX = {"partners": [{"code": "globex", "name": "Globex", "mappings": [
     {"property": "LIS1", "hotel_code": "G-LIS", "active": True,

@@ -3,9 +3,9 @@ state to the new in one transaction, every body kept."""
 
 from __future__ import annotations
 
-from tests.api.helpers import assert_envelope_success
+from tests.support.envelope import assert_envelope_success
 
-from .conftest import available, day, items, post, reservation
+from tests.reservations.conftest import available, day, items, post, reservation
 
 
 def modify(client, push, body, reference="CM-1"):

@@ -11,13 +11,13 @@ import time
 import psycopg
 from psycopg.rows import dict_row
 
-from connectivity.queries import queries
+from connectivity.store.queries import queries
 from connectivity.reservations.service import _move_orphan
-from tests import lockwaits
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
-from tests.discovery.ari import set_room_days, stay_dates
+from tests.support import lockwaits
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
+from tests.support.ari_days import set_room_days, stay_dates
 
-from .conftest import START, available, day, items, post, reservation
+from tests.reservations.conftest import START, available, day, items, post, reservation
 
 OPORTO = {"hotel_code": "ACME-OPO",
           "rooms": [{"room_type_code": "ACME-TWN", "quantity": 1, "adults": 2}]}
@@ -136,7 +136,7 @@ def test_a_delivery_waiting_for_an_orphan_that_moves_meanwhile_follows_it(
             client, "/reservations/CM-1/cancel", {}, push)))
         redelivery.start()
         for _ in range(500):
-            # (On Citus the wait is on the worker holding the row: tests/lockwaits.py.)
+            # (On Citus the wait is on the worker holding the row: tests/support/lockwaits.py.)
             if lockwaits.waiting(services.database_url, query_has="FOR UPDATE OF r"):
                 break
             time.sleep(0.01)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from tests.api.helpers import assert_envelope_success
+from tests.support.envelope import assert_envelope_success
 from tests.operator.conftest import cli, output_of, write_catalog  # noqa: F401  (fixtures)
 
-from .conftest import day, post, reservation
+from tests.reservations.conftest import day, post, reservation
 
 FIELDS = {"id", "partner_code", "reference", "code", "details", "created_at", "resolved_at"}
 

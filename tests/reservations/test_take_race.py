@@ -13,10 +13,10 @@ from collections import Counter, defaultdict
 import psycopg
 from psycopg.rows import dict_row
 
-from connectivity.queries import queries
+from connectivity.store.queries import queries
 from connectivity.reservations.inventory import take_inventory
 
-from .conftest import available, day
+from tests.reservations.conftest import available, day
 
 THREADS, ROUNDS = 8, 40
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 
-from .conftest import day, nightly, post, reservation
+from tests.reservations.conftest import day, nightly, post, reservation
 
 ROOM = {"room_type_code": "ACME-DBL", "quantity": 1, "adults": 2}
 

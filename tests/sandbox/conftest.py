@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from connectivity.operator.demo_ari import seed_demo_ari
-from tests.api.signing import bearer
+from tests.support.signing import bearer
 
 API = "/api/connectivity/v1"
 HEADER = "X-Sandbox-Scenario"

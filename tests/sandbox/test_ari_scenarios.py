@@ -10,10 +10,10 @@ import time
 import psycopg
 import pytest
 
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
-from tests.live_service import worker  # noqa: F401 - fixture
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
+from tests.support.live_service import worker  # noqa: F401 - fixture
 
-from .conftest import API, HEADER, scenario
+from tests.sandbox.conftest import API, HEADER, scenario
 
 DAY = (dt.date.today() + dt.timedelta(days=5)).isoformat()
 ITEMS = {

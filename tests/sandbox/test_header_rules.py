@@ -8,9 +8,9 @@ import pytest
 
 from connectivity import API_PREFIX
 from connectivity.operator.catalog import load_catalog, parse_catalog
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 
-from .conftest import API, HEADER, scenario, stay
+from tests.sandbox.conftest import API, HEADER, scenario, stay
 
 FAULTS = ["rate_limited", "service_unavailable", "internal_error"]
 # Contract 11.4's table, per operation; every other operation honours the faults.

@@ -8,9 +8,9 @@ from decimal import Decimal
 import psycopg
 import pytest
 
-from tests.api.helpers import assert_envelope_failure, assert_envelope_success
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 
-from .conftest import API, booking_body, quote_body, scenario, stay
+from tests.sandbox.conftest import API, booking_body, quote_body, scenario, stay
 
 
 def count(services, sql: str) -> int:

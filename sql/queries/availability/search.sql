@@ -3,7 +3,7 @@
 -- mapped, active hotels among :hotel_codes, whether some (room type, rate plan) is sellable for
 -- the stay and the cheapest whole-stay total. These are the rules of connectivity.pricing
 -- (contract section 8) restated over sets, so that 200 hotels x 30 offers x N nights never
--- travel to Python; tests/discovery/test_search_matches_rates.py holds the two to one answer.
+-- travel to Python; tests/availability/test_search_matches_rates.py holds the two to one answer.
 --   :occupancy    jsonb [{"entry", "qty", "adults", "ages": [int|null, ...]}], each distinct room
 --   :minor_units  jsonb {"EUR": 2, "JPY": 0, ...} for every ISO 4217 code (babel's CLDR data)
 --   :currency     the requested currency, or NULL for each hotel's own

@@ -1,4 +1,4 @@
--- The schema as pg_catalog holds it, for the sharding lint (connectivity/sharding.py): what
+-- The schema as pg_catalog holds it, for the sharding lint (connectivity/store/sharding.py): what
 -- Citus will refuse to distribute, found on plain PostgreSQL before any cluster exists.
 
 -- name: schema_tables()

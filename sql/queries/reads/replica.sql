@@ -1,5 +1,5 @@
 -- name: replica_lag_seconds()$
--- How far this server is behind its primary, in seconds (connectivity/reads.py). Run on the
+-- How far this server is behind its primary, in seconds (connectivity/store/replica.py). Run on the
 -- replica, by a lag check at most once a second per process.
 -- * Not in recovery (a primary, or a promoted replica): never behind.
 -- * Everything received is replayed, and WAL is streaming in: not behind, however long ago

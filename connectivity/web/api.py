@@ -1,0 +1,189 @@
+"""flask-smorest wiring: the OpenAPI description generated from the schemas that validate, its
+docs page, and every failure (ours, Werkzeug's, webargs', unexpected ones) answered in the one
+envelope with a catalogue code."""
+
+from __future__ import annotations
+
+import psycopg
+import structlog
+from flask import Flask, g
+from flask_smorest import Api, Blueprint
+from psycopg_pool import PoolTimeout
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import HTTPException
+
+from connectivity.sandbox.openapi import EXTENSION as SANDBOX_EXTENSION
+from connectivity.sandbox.openapi import SandboxScenarioPlugin
+from connectivity.sandbox.scenarios import header_field_errors
+from connectivity.web.fields import register_code_lists
+from connectivity import API_PREFIX
+from connectivity.store.faults import unreachable
+from connectivity.web.envelope import ErrorEnvelopeSchema, error_response
+from connectivity.web.errors import ApiError, flatten_messages
+
+log = structlog.get_logger("connectivity.errors")
+
+# Werkzeug/webargs statuses -> the contract's code and a message a partner can act on.
+HTTP_CODES = {
+    400: ("malformed_json", "the body is not well-formed JSON"),
+    404: ("not_found", "no such resource"),
+    405: ("method_not_allowed", "this method is not allowed on this path"),
+    413: ("payload_too_large", "the body is larger than the service accepts"),
+    415: ("unsupported_media_type", "request bodies must be sent as application/json"),
+    422: ("validation_failed", "the request is invalid"),
+    501: ("not_implemented", "not implemented yet"),
+}
+
+DESCRIPTION = """\
+The REST API through which channel managers and resellers connect to the hotel-distribution
+system: a pull side (mappings, availability, rates, quotes and bookings) and a push side (rates,
+inventory, restrictions and already-confirmed reservations).
+
+**Authentication.** Unsigned keys send `Authorization: Bearer <key_id>.<secret>`. Keys with
+`requires_signature` send `X-Api-Key-Id`, `X-Timestamp` (unix seconds, within 300 s of the server
+clock), `X-Nonce` (8-64 chars of `[A-Za-z0-9_-]`, never reused within 600 s) and `X-Signature`:
+lowercase hex HMAC-SHA256 keyed with the secret over
+`METHOD\\npath_and_query_as_sent\\ntimestamp\\nnonce\\nhex(sha256(body))`.
+
+**Envelope.** Success: `{"success": true, "data": {...}, "request_id"}`. Failure:
+`{"success": false, "error": {"code", "message", "details"}, "request_id"}`. Branch on
+`error.code`, never on `error.message`. Every response carries `X-Request-Id`.
+
+**Rate limits.** Per key, `rate_limit_per_minute` requests in any 60 s. Authenticated responses
+carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After` (seconds).
+
+**When a backing service is down.** With the database unreachable every operation answers 503
+`service_unavailable` with `Retry-After`. With the replay store (Redis) unreachable, signed
+requests answer 503 `service_unavailable` with `Retry-After` (a nonce that cannot be recorded
+could be replayed, so the service refuses rather than accept it unchecked); bearer requests are
+served, rate limits are then enforced by each server process on its own, and ARI batches are
+accepted (`202`, `queued`) and applied once the queue is back.
+
+**Freshness.** Search, rates and the mapping reads may be answered from a read replica, a few
+seconds at most behind (`READ_MAX_LAG_SECONDS`, 5 by default; past that they are answered from
+current data). Quotes and bookings always decide on current data: a booking made from an offer
+that has since sold out or changed price is refused (409 `sold_out`, `not_sellable` or
+`price_mismatch`), never overbooked.
+
+**Order of checks.** Routing (404, 405), body size (413), authentication (401), rate limit (429),
+scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`), media type
+(415), JSON syntax (400), field rules (422, `X-Sandbox-Scenario` included, then 403
+`sandbox_only`), then the operation.
+
+**Sandbox scenarios.** With a sandbox key, the `X-Sandbox-Scenario` header forces an outcome
+(`sold_out`, `price_changed`, `quote_expired`, `penalty_exceeds_expectation`, `rate_limited`,
+`service_unavailable`, `internal_error`, `partially_applied`, `delayed_apply`) so that a client's
+error handling can be tested; each operation lists the values it honours. The answers are built
+from the request (its hotel, room type, plan and dates) and store nothing unless said. An
+unknown value, or one the operation does not honour, is 422 `validation_failed` naming the
+header; a production key sending it gets 403 `sandbox_only`.
+"""
+
+
+class PreParsedJsonParser(FlaskParser):
+    """Reads the body wire.parse_json_body already parsed (once, rejecting NaN and Infinity),
+    instead of webargs parsing it a second time under looser rules. `load_json` is webargs'
+    public location loader (the documented way to change where a location's data comes from)."""
+
+    def load_json(self, req, schema):
+        if "json_body" in g:
+            return g.json_body
+        return super().load_json(req, schema)
+
+
+class ApiBlueprint(Blueprint):
+    """The blueprint of every API area: its schemas load the body parsed by the wire rules."""
+    ARGUMENTS_PARSER = PreParsedJsonParser()
+
+    def route(self, rule, *, parameters=None, tags=None, **options):
+        # Each operation gets an operationId, its view's name (`ping`, `create_booking`...):
+        # clients generated from the description name their functions after it, rather than
+        # after the path (`get_api_connectivity_v_1_ari_batches_batch_id`).
+        register = super().route(rule, parameters=parameters, tags=tags, **options)
+
+        def decorator(view):
+            doc = {"operationId": view.__name__}
+            scenarios = getattr(view, "sandbox_scenarios", None)
+            if scenarios is not None:  # every guarded route (auth.access.requires)
+                doc[SANDBOX_EXTENSION] = list(scenarios)
+            register(self.doc(**doc)(view))
+            return view
+        return decorator
+
+
+class ConnectivityApi(Api):
+    ERROR_SCHEMA = ErrorEnvelopeSchema
+
+    def handle_http_exception(self, error: HTTPException):
+        code, message = HTTP_CODES.get(error.code or 500, ("internal_error", "internal error"))
+        details = None
+        data = getattr(error, "data", None) or {}
+        if error.code == 422 and "messages" in data:
+            # webargs keys messages by location ({"json": {...}}): partners see field paths only.
+            messages = data["messages"]
+            if isinstance(messages, dict) and len(messages) == 1 and next(iter(messages)) in (
+                    "json", "query", "view_args", "headers"):
+                messages = next(iter(messages.values()))
+            fields = flatten_messages(messages) | header_field_errors()
+            details = {"fields": fields}
+            message = "the request is invalid: " + ", ".join(sorted(fields))
+        elif error.code == 405:
+            allowed = dict(error.get_headers()).get("Allow")
+            if allowed:
+                message = f"{message}; allowed: {allowed}"
+        headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+        return error_response(error.code or 500, code, message, details, headers)
+
+
+def init_api(app: Flask) -> ConnectivityApi:
+    app.config.update(
+        API_TITLE="Partner Connectivity Service",
+        API_VERSION="v1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX=API_PREFIX,
+        OPENAPI_JSON_PATH="openapi.json",
+        # The docs page is connectivity/web/docs_page (it signs "Try it out" requests).
+    )
+    api = ConnectivityApi(app, spec_kwargs={
+        "info": {"description": DESCRIPTION},
+        "servers": [{"url": "/"}],
+        "security": [{"bearer": []}, {"signed": []}],
+        "extra_plugins": [SandboxScenarioPlugin()],
+    })
+    api.spec.components.security_scheme("bearer", {
+        "type": "http", "scheme": "bearer", "description": "`<key_id>.<secret>`"})
+    api.spec.components.security_scheme("signed", {
+        "type": "apiKey", "in": "header", "name": "X-Api-Key-Id",
+        "description": "with X-Timestamp, X-Nonce and X-Signature (see the description)"})
+    register_code_lists(api.spec)
+    _register_error_handlers(app)
+    return api
+
+
+def _register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def _api_error(error: ApiError):
+        return error_response(error.status, error.code, error.message, error.details,
+                              error.headers)
+
+    @app.errorhandler(psycopg.Error)
+    @app.errorhandler(PoolTimeout)
+    @app.errorhandler(RedisConnectionError)
+    @app.errorhandler(RedisTimeoutError)
+    def _unavailable(error: Exception):
+        if isinstance(error, psycopg.Error) and not unreachable(error):
+            return _unexpected(error)
+        log.error("dependency_unavailable", error=type(error).__name__)
+        return error_response(503, "service_unavailable",
+                              "a backing service is unreachable; retry shortly",
+                              headers={"Retry-After": "5"})
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception):
+        # HTTPExceptions never reach here: ConnectivityApi.handle_http_exception is registered
+        # for them, and Flask picks the most specific handler.
+        log.exception("unhandled_error")
+        return error_response(500, "internal_error",
+                              "the service failed to handle this request; quote the request_id")

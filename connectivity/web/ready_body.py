@@ -1,0 +1,48 @@
+"""Success bodies written without a marshmallow dump (search, rates, ping).
+
+The result schemas of search and rates stay what describes those answers (OpenAPI) and what
+their tests hold them to, but dumping a 14-night rates answer through them (3,000-odd fields,
+each a schema-field call) cost a quarter of the endpoint's CPU. Their payloads are already in
+the schema's shape, with values of a few plain types, so the JSON encoder writes them as they
+are and asks `_json_value` only about what it does not know: an amount (the JSON number Money
+writes) and a date (ISO 8601). tests/web/test_ready_body.py holds each such answer equal,
+as JSON text, to its schema's dump.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+from typing import Any
+
+from flask import Response
+
+from connectivity.web.envelope import success_body
+from connectivity.web.fields import money_number
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return money_number(value)
+    if isinstance(value, (dt.date, dt.datetime)):  # a datetime is a date too
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} has no JSON form in a ready body")
+
+
+def ready_response(payload: dict) -> Response:
+    """The success envelope around `payload`; flask-smorest passes a Response through as is.
+    Written compact and in the payload's key order, as the app's other JSON answers are
+    (`app.json.sort_keys` is off)."""
+    body = json.dumps(success_body(payload), default=_json_value, separators=(",", ":"))
+    return Response(body + "\n", mimetype="application/json")
+
+
+def ready_json_response(data_json: str | bytes) -> Response:
+    """The success envelope around `data` that is JSON already: text written by PostgreSQL
+    (the dry run, the change feed) or bytes written by orjson (the read-back of GET /ari)."""
+    if isinstance(data_json, str):
+        data_json = data_json.encode()
+    body = b"".join((b'{"success":true,"data":', data_json, b',"request_id":',
+                     json.dumps(success_body({})["request_id"]).encode(), b"}\n"))
+    return Response(body, mimetype="application/json")

@@ -1,0 +1,43 @@
+"""Path segment patterns of the specification. A segment outside its pattern matches no route,
+so it is answered 404 `not_found` before any credential is looked at (contract 10)."""
+
+from __future__ import annotations
+
+from flask import Flask
+from werkzeug.routing import BaseConverter
+
+from connectivity.web.validators import (
+    PARTNER_CODE_CHARACTER,
+    PARTNER_CODE_PATTERN,
+    REFERENCE_CHARACTER,
+    REFERENCE_PATTERN,
+)
+
+
+class ReferenceConverter(BaseConverter):
+    """A booking's or reservation's partner_reference: [A-Za-z0-9._-]{1,120}."""
+    regex = REFERENCE_CHARACTER + "{1,120}"
+    pattern = REFERENCE_PATTERN
+
+
+class BatchIdConverter(BaseConverter):
+    regex = r"[A-Za-z0-9-]{1,64}"
+    pattern = "^[A-Za-z0-9-]{1,64}$"
+
+
+class HotelCodeConverter(BaseConverter):
+    """A partner's hotel code, by the one partner-code rule (validators.py): the catalogue maps
+    no other."""
+    regex = PARTNER_CODE_CHARACTER + "{1,120}"
+    pattern = PARTNER_CODE_PATTERN
+
+
+CONVERTERS = {"reference": ReferenceConverter, "batch_id": BatchIdConverter,
+              "hotel_code": HotelCodeConverter}
+
+
+def register_converters(app: Flask, api) -> None:
+    for name, converter in CONVERTERS.items():
+        app.url_map.converters[name] = converter
+        api.register_converter(
+            converter, lambda c: {"type": "string", "pattern": type(c).pattern})

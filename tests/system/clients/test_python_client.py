@@ -1,0 +1,226 @@
+"""clients/python end to end against the real service (HTTP, PostgreSQL, Redis, the worker):
+the recommended call order, retries, idempotent bookings, errors, signing and the clock."""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import sys
+import tomllib
+from decimal import Decimal
+
+import httpx
+import psycopg
+import pytest
+
+from pcs_client import ApiError, Client, ClockSkewError, InvalidRequest
+from tests.support.live_service import live_origin, worker  # noqa: F401 - fixtures
+
+from tests.system.clients.conftest import CLIENT_SOURCE, CONTACT, GUESTS, Sleeps, next_week
+
+
+@pytest.fixture
+def pull(issue, demo, live_origin):
+    sleeps = Sleeps()
+    with Client(live_origin, issue("pull").token, sleep=sleeps) as client:
+        client.sleeps = sleeps
+        yield client
+
+
+@pytest.fixture
+def push(issue, demo, live_origin):
+    with Client(live_origin, issue("push").token, signed=True, sleep=Sleeps()) as client:
+        yield client
+
+
+def bookings_stored(services) -> int:
+    with psycopg.connect(services.database_url) as conn:
+        return conn.execute("SELECT count(*) FROM bookings").fetchone()[0]
+
+
+def test_the_recommended_call_order(pull, push, worker):
+    assert abs(pull.check_clock()) < 150
+    me = pull.whoami()
+    assert (me.partner_code, me.environment, me.mapped_properties) == ("acme", "sandbox", 2)
+    assert [h.hotel_code for h in pull.hotels()] == ["ACME-LIS", "ACME-OPO"]
+    hotel = pull.hotel("ACME-LIS")
+    assert (hotel.currency, hotel.timezone) == ("EUR", "Europe/Lisbon")
+    assert {p["rate_plan_code"] for p in hotel.rate_plans} >= {"ACME-BAR", "ACME-NRF"}
+    check_in, check_out = next_week()
+    found = pull.search(["ACME-LIS", "ACME-OPO", "NOPE"], check_in, check_out)
+    assert [h.available for h in found.hotels] == [True, True]
+    assert found.unknown_hotel_codes == ("NOPE",)
+    rates = pull.rates("ACME-LIS", check_in, check_out)
+    cheapest = min(rates.sellable(), key=lambda o: o.total_amount)
+    assert cheapest.total_amount == found.hotels[0].lowest_total_amount
+    assert cheapest.cancellation_policy["non_refundable"] is True
+    # the flexible plan, to cancel it for free a week ahead
+    flexible = next(o for o in rates.offers if o.rate_plan_code == "ACME-BAR"
+                    and o.room_type_code == "ACME-DBL")
+    quote = pull.quote("ACME-LIS", "ACME-DBL", "ACME-BAR", check_in, check_out)
+    assert isinstance(quote.total_amount, Decimal) and quote.total_amount == flexible.total_amount
+    booked = pull.book(quote, guests=GUESTS, contact=CONTACT, partner_reference="CLIENT-1")
+    assert (booked.booking.status, booked.idempotent_replay) == ("confirmed", False)
+    assert pull.booking("CLIENT-1").confirmation_number == booked.booking.confirmation_number
+    cancelled = pull.cancel("CLIENT-1", expected_penalty_amount=0, currency="EUR")
+    assert (cancelled.booking.status, cancelled.penalty_amount) == ("cancelled", 0)
+    # the push side, signed
+    accepted = push.push_ari("ACME-LIS", [
+        {"room_type_code": "ACME-DBL", "rate_plan_code": "ACME-BAR",
+         "date": check_in.isoformat(), "rate": Decimal("133.50"), "availability": 4},
+        {"room_type_code": "ACME-NOPE", "date": check_in.isoformat(), "availability": 1}])
+    assert (accepted.status, accepted.item_count) == ("queued", 2)
+    batch = push.wait_for_batch(accepted.batch_id, timeout=120, every=0.2)
+    assert (batch.status, batch.applied_count) == ("partially_applied", 1)
+    assert [(r.index, r.code) for r in batch.rejected] == [(1, "unknown_room_type")]
+    night = pull.rates("ACME-LIS", check_in, check_in + dt.timedelta(days=1),
+                       room_type_codes=["ACME-DBL"], rate_plan_codes=["ACME-BAR"]).offers[0]
+    assert night.total_amount == Decimal("133.50") and night.nights[0].available_rooms == 4
+
+
+def test_errors_carry_code_details_and_request_id(pull):
+    check_in, check_out = next_week()
+    with pytest.raises(ApiError) as raised:
+        pull.with_scenario("sold_out").quote("ACME-LIS", "ACME-DBL", "ACME-BAR", check_in,
+                                             check_out)
+    assert (raised.value.status, raised.value.code) == (409, "sold_out")
+    assert raised.value.request_id and not raised.value.retryable
+    quote = pull.quote("ACME-LIS", "ACME-DBL", "ACME-BAR", check_in, check_out)
+    with pytest.raises(ApiError) as raised:
+        pull.with_scenario("price_changed").book(quote, guests=GUESTS, contact=CONTACT)
+    assert raised.value.code == "price_mismatch"
+    assert raised.value.details == {
+        "total_amount": (quote.total_amount * Decimal("1.1")).quantize(Decimal("0.01")),
+        "currency": "EUR"}
+    # A request the description allows to send is the service's to judge: 422 with the fields.
+    with pytest.raises(ApiError) as raised:
+        pull.search(["ACME-LIS"], check_in, check_out, rooms=0)
+    assert raised.value.code == "validation_failed" and "rooms" in raised.value.details["fields"]
+    assert pull.sleeps == []  # none of these is retried
+
+
+def test_only_what_cannot_be_sent_is_refused_before_sending(pull):
+    for reference in ("a/b", "", "x" * 121, "spa ce"):
+        with pytest.raises(InvalidRequest):
+            pull.booking(reference)
+    with pytest.raises(InvalidRequest):
+        pull.batch("../ping")
+    with pytest.raises(ApiError) as raised:
+        pull.booking("NEVER-MADE")
+    assert raised.value.code == "not_found"
+
+
+@pytest.mark.parametrize("value, status", [("rate_limited", 429),
+                                           ("service_unavailable", 503)])
+def test_retries_honour_retry_after_within_their_bounds(pull, value, status):
+    forced = pull.with_scenario(value)
+    forced.max_attempts = 3
+    with pytest.raises(ApiError) as raised:
+        forced.hotels()
+    assert (raised.value.status, raised.value.code) == (status, value)
+    assert pull.sleeps == [1, 1]  # Retry-After: 1, between three attempts
+    # A time bound shorter than the wait gives up at once.
+    pull.sleeps.clear()
+    forced.max_attempts, forced.max_retry_seconds = 10, 0.5
+    with pytest.raises(ApiError):
+        forced.hotels()
+    assert pull.sleeps == []
+
+
+class FirstAttempt(httpx.HTTPTransport):
+    """Alters the first request it carries: `scenario` adds the sandbox header to it, `lose`
+    delivers it but loses the answer (a timeout after the service did the work)."""
+
+    def __init__(self, scenario=None, lose=False):
+        super().__init__()
+        self.scenario, self.lose, self.sent = scenario, lose, []
+
+    def handle_request(self, request):
+        first = not self.sent
+        if first and self.scenario:
+            request.headers["X-Sandbox-Scenario"] = self.scenario
+        response = super().handle_request(request)
+        response.read()
+        self.sent.append((request.method, request.url.path, response.status_code,
+                          request.headers.get("X-Nonce")))
+        if first and self.lose:
+            raise httpx.ReadTimeout("answer lost", request=request)
+        return response
+
+
+def test_a_retry_after_429_succeeds_once_allowed(issue, demo, live_origin):
+    sleeps, transport = Sleeps(), FirstAttempt(scenario="rate_limited")
+    with Client(live_origin, issue("push").token, signed=True, sleep=sleeps,
+                http=httpx.Client(transport=transport)) as client:
+        check_in, _ = next_week()
+        accepted = client.push_ari("ACME-LIS", [{"room_type_code": "ACME-DBL",
+                                                 "date": check_in.isoformat(),
+                                                 "availability": 3}])
+    assert accepted.status == "queued" and sleeps == [1]
+    assert [s[2] for s in transport.sent] == [429, 202]
+    # each attempt signed anew: a reused nonce would be refused as a replay
+    assert transport.sent[0][3] != transport.sent[1][3]
+
+
+def test_a_lost_booking_answer_is_retried_without_booking_twice(issue, demo, live_origin,
+                                                                services):
+    check_in, check_out = next_week()
+    transport = FirstAttempt(lose=True)
+    with Client(live_origin, issue("pull").token, sleep=Sleeps(),
+                http=httpx.Client(transport=transport)) as client:
+        quote = client.quote("ACME-LIS", "ACME-DBL", "ACME-BAR", check_in, check_out)
+        transport.sent.clear()
+        transport.lose = True
+        result = client.book(quote, guests=GUESTS, contact=CONTACT)
+    assert [s[2] for s in transport.sent] == [201, 200]
+    assert result.idempotent_replay is True and result.request_differs is False
+    assert result.booking.partner_reference.startswith("pcs-")
+    assert bookings_stored(services) == 1
+
+
+def test_a_push_is_not_retried_after_a_lost_answer(issue, demo, live_origin):
+    transport = FirstAttempt(lose=True)
+    with Client(live_origin, issue("push").token, signed=True, sleep=Sleeps(),
+                http=httpx.Client(transport=transport)) as client:
+        check_in, _ = next_week()
+        with pytest.raises(httpx.ReadTimeout):
+            client.push_ari("ACME-LIS", [{"room_type_code": "ACME-DBL",
+                                          "date": check_in.isoformat(), "availability": 3}])
+    assert len(transport.sent) == 1
+
+
+def test_a_skewed_clock_is_found_and_can_be_compensated(issue, demo, live_origin):
+    with Client(live_origin, issue("push").token, signed=True, clock_offset=-400) as client:
+        with pytest.raises(ApiError) as raised:
+            client.ping()
+        assert raised.value.code == "stale_request"
+        skew = raised.value.details["skew_seconds"]
+        assert 399 <= skew <= 460  # 400, plus however long a loaded machine took to answer
+        client.clock_offset += skew
+        assert client.ping().environment == "sandbox"
+        # /ping's server_time measures this machine's own clock
+        assert abs(client.check_clock()) < 150
+        with pytest.raises(ClockSkewError):
+            client.check_clock(tolerance=-1)
+
+
+def test_the_change_feed_iterator(pull, app):
+    if not any(r.rule.endswith("/availability/changes") for r in app.url_map.iter_rules()):
+        pytest.skip("skipped: GET /availability/changes (contract 11.3) is not in this build")
+    # From now: whatever it lists (the feed is at-least-once) is about the caller's hotels, and
+    # the iterator stops once caught up.
+    for change, cursor in pull.changes(limit=10):
+        assert change.hotel_code in ("ACME-LIS", "ACME-OPO") and change.kinds and cursor
+
+
+def test_the_package_needs_nothing_but_httpx():
+    project = tomllib.loads((CLIENT_SOURCE.parent / "pyproject.toml").read_text())
+    assert project["project"]["dependencies"] == ["httpx>=0.24,<1"]
+    imported = set()
+    for module in (CLIENT_SOURCE / "pcs_client").glob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                imported.add(node.module.split(".")[0])
+    assert imported - {"httpx", "__future__"} <= set(sys.stdlib_module_names)

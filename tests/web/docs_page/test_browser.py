@@ -1,0 +1,109 @@
+"""The docs page in a real browser (headless Chromium driven by Playwright): authorize with a
+signed push key's token, try PUT /ari and GET /ari/batches/{batchId}, and read back a 202 and
+then `applied`. Runs wherever a Chromium is found (`chromium` on PATH, or CHROMIUM_PATH); says
+plainly that it was skipped otherwise. CI installs Debian's `chromium`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import shutil
+import time
+
+import pytest
+
+from tests.support.live_service import live_origin, worker  # noqa: F401 - fixtures
+
+API = "/api/connectivity/v1"
+
+
+def chromium_path() -> str:
+    for candidate in (os.environ.get("CHROMIUM_PATH"), shutil.which("chromium"),
+                      shutil.which("chromium-browser"), shutil.which("google-chrome")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    pytest.skip("skipped: no Chromium found (install Debian's `chromium`, or set CHROMIUM_PATH)")
+
+
+@pytest.fixture
+def browser_page():
+    executable = chromium_path()
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="skipped: the playwright package is not installed")
+    with sync_api.sync_playwright() as playwright:
+        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+        browser = playwright.chromium.launch(executable_path=executable, headless=True,
+                                             args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(60_000)
+            yield page
+        finally:
+            browser.close()
+
+
+def response_of(block):
+    """(status, body) of the last "Execute" in an operation block."""
+    row = block.locator(".live-responses-table .response").first
+    row.wait_for()
+    status = row.locator(".response-col_status").inner_text().strip()
+    body = row.locator(".response-col_description pre").first.inner_text()
+    return status, body
+
+
+def execute(page, block):
+    block.locator("button.execute").click()
+    block.locator(".live-responses-table .response-col_status").first.wait_for()
+    return response_of(block)
+
+
+def test_the_docs_page_signs_in_the_browser(browser_page, live_origin, worker, catalog, issue):
+    page = browser_page
+    key = issue("push")
+    assert key.requires_signature
+    seen = []
+    page.on("request", lambda request: seen.append(request.headers))
+    page.goto(f"{live_origin}{API}/docs")
+    page.locator(".swagger-ui .information-container").wait_for()
+
+    page.locator("button.authorize").first.click()
+    signed = page.locator(".auth-container").filter(has_text="X-Api-Key-Id")
+    signed.locator("input").fill(key.token)
+    signed.locator("button.authorize").click()
+    page.locator("button.btn-done").first.click()
+
+    push = page.locator("#operations-ari-put_ari")
+    push.locator(".opblock-summary").click()
+    push.locator("button.try-out__btn").click()
+    date = (dt.date.today() + dt.timedelta(days=5)).isoformat()
+    push.locator("textarea.body-param__text").fill(json.dumps({
+        "hotel_code": "ACME-LIS", "items": [
+            {"room_type_code": "ACME-DBL", "rate_plan_code": "ACME-BAR", "date": date,
+             "availability": 3, "rate": 120}]}))
+    status, body = execute(page, push)
+    assert status == "202", body
+    batch_id = json.loads(body)["data"]["batch_id"]
+
+    read = page.locator("#operations-ari-get_batch")
+    read.locator(".opblock-summary").click()
+    read.locator("button.try-out__btn").click()
+    read.locator("input[placeholder='batchId']").fill(batch_id)
+    deadline = time.monotonic() + 90
+    while True:
+        status, body = execute(page, read)
+        assert status == "200", body
+        if json.loads(body)["data"]["status"] not in ("queued", "processing"):
+            break
+        assert time.monotonic() < deadline, body
+        time.sleep(0.5)
+    assert json.loads(body)["data"]["status"] == "applied"
+    # What left the page: the key id and a signature, never the secret.
+    secret = key.token.partition(".")[2]
+    api_requests = [h for h in seen if "x-signature" in h]
+    assert len(api_requests) >= 2
+    assert all(h["x-api-key-id"] == key.key_id and re.fullmatch(r"[0-9a-f]{64}",
+                                                                h["x-signature"])
+               for h in api_requests)
+    assert not any(secret in value for h in seen for value in h.values())
