@@ -1,9 +1,9 @@
 """The Procfile's worker: an RQ worker on Redis that applies the accepted ARI batches.
 
 It runs each job in its own process (RQ's SimpleWorker) and keeps its database pool from job to
-job. RQ's default worker forks a work horse per job, which then opens its own database
-connection: measured, that was ~60 ms of worker time per batch for a 17 ms job, 16-17 batches
-a second (docs/benchmarks.md, "ARI at channel-manager volume").
+job: a work horse forked per job (RQ's default) would open a database connection for every
+batch, which costs more than applying a small batch (docs/benchmarks-history.md, "ARI at
+channel-manager volume: worker designs").
 
 A platform's SIGTERM is a clean stop, as RQ's HerokuWorker makes it for a forked horse: the job
 in hand is given `imminent_shutdown_delay` seconds to finish; past that its statement is

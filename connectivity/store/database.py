@@ -25,11 +25,11 @@ F = TypeVar("F", bound=Callable)
 
 # Failures where PostgreSQL rolled the transaction back and asks the client to run it again.
 RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
-# How long the pool keeps retrying one lost connection. psycopg_pool retries with a doubling
-# delay (1, 2, 4, 8 s...) for up to 5 minutes by default, so a database back after an outage
-# of N seconds was only used again up to N seconds later (1.8-5.9 s after a 6 s outage in
-# tests/system/faults), every request meanwhile a 503. Giving up early costs nothing: the next request
-# that finds the pool short starts a fresh attempt, which connects at once.
+# How long the pool keeps retrying one lost connection. psycopg_pool's own retries double their
+# delay (1, 2, 4, 8 s...) for up to 5 minutes, so a database back after an outage of N seconds
+# would be used again only up to N seconds later, every request meanwhile a 503. Giving up
+# early costs nothing: the next request that finds the pool short starts a fresh attempt, which
+# connects at once (tests/system/faults).
 RECONNECT_TIMEOUT_SECONDS = 2.0
 
 
