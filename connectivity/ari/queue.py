@@ -54,6 +54,10 @@ class BatchQueue:
         self.connection = connection
         self.queue = Queue(queue_name(redis_prefix), connection=connection)
 
+    def depth(self) -> int:
+        """How many jobs wait on the queue for a worker (one Redis round trip)."""
+        return self.queue.count
+
     def enqueue(self, batch_id: str, property_id: int | None = None,
                 not_before: dt.datetime | None = None) -> bool:
         """Put the batch's job on the queue (`not_before`: scheduled for then, by the worker's

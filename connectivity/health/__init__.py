@@ -27,8 +27,7 @@ def readyz():
 
 
 def _database() -> None:
-    with current_app.extensions["connectivity.db"].connection() as conn:
-        queries().health.ping_database(conn)
+    current_app.extensions["connectivity.db"].run(queries().health.ping_database)
 
 
 def _redis() -> None:

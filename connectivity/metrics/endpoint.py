@@ -20,9 +20,10 @@ import hmac
 from flask import Blueprint, Flask, Response, current_app, request
 from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, CollectorRegistry, generate_latest
 
-from connectivity.web.errors import Unauthorized
-from connectivity.metrics.http import MULTIPROCESS, REGISTRY, record_request
+from connectivity.metrics.http import record_request
 from connectivity.metrics.stored import StoredStateCollector
+from connectivity.telemetry import MULTIPROCESS, REGISTRY
+from connectivity.web.errors import Unauthorized
 
 blp = Blueprint("metrics", __name__)
 

@@ -8,19 +8,12 @@ codes, a closed list."""
 
 from __future__ import annotations
 
-import os
 import time
 
 from flask import Response, g, request
-from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
+from prometheus_client import Counter, Histogram
 
-# prometheus-client picked its value storage when first imported (just above), by this same
-# test: /metrics must read the values the way they are stored, whatever the environment says
-# later on.
-MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR" in os.environ
-
-# No `_created` series: multiprocess mode has none, and both modes should read alike.
-disable_created_metrics()
+from connectivity.telemetry import REGISTRY
 
 UNMATCHED = "unmatched"
 # Any token is a valid HTTP method: a client inventing methods must not invent series.
@@ -28,11 +21,6 @@ METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 BOOKING_ENDPOINT = "bookings.create_booking"
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 10.0,
                    30.0)
-
-# This module's own registry (not prometheus-client's global one): in single-process mode
-# (tests, `flask run`) it is what /metrics exposes; under gunicorn the values also go to the
-# multiprocess files, which /metrics reads instead.
-REGISTRY = CollectorRegistry()
 
 REQUESTS = Counter(
     "pcs_http_requests", "HTTP requests answered, by route, method and status.",

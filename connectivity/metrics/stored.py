@@ -60,7 +60,7 @@ class StoredStateCollector(Collector):
                         error=type(exc).__name__)
             up.add_metric(["postgresql"], 0)
         try:
-            depth = self._queue.queue.count
+            depth = self._queue.depth()
             yield GaugeMetricFamily("pcs_ari_queue_depth", "ARI jobs waiting on the Redis "
                                     "queue for a worker.", value=depth)
             up.add_metric(["redis"], 1)
@@ -70,16 +70,9 @@ class StoredStateCollector(Collector):
         yield up
 
     def _from_postgresql(self) -> Iterator[Metric]:
-        q = queries().metrics
-        with self._db.connection() as conn:
-            conn.execute(f"SET LOCAL statement_timeout = {STATEMENT_TIMEOUT_MS}")
-            unfinished = {row["status"]: row for row in q.unfinished_batches(conn)}
-            recent = q.recently_finished_batches(
-                conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT,
-                bounds=list(APPLY_BUCKETS))
-            accepted = q.recently_accepted_batches(
-                conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT)
-            open_items = q.open_reconciliation_items(conn)
+        state = self._db.run(read_stored_state)
+        unfinished, recent = state["unfinished"], state["recent"]
+        accepted, open_items = state["accepted"], state["open_items"]
 
         batches = GaugeMetricFamily(
             "pcs_ari_batches_unfinished", "ARI batches accepted and not finished, by status.",
@@ -148,6 +141,24 @@ class StoredStateCollector(Collector):
             f"Worker processes the accepted rate needs at {self._worker_rate:g} batches per "
             "second each (ARI_WORKER_BATCHES_PER_SECOND, measured: docs/operations.md 3.1), "
             "at least 1.", value=max(1, math.ceil(accepted_rate / self._worker_rate)))
+
+
+def read_stored_state(conn) -> dict:
+    """The scrape's reads, in one transaction whose statements give up after
+    STATEMENT_TIMEOUT_MS: a scrape never waits long on a busy database."""
+    q = queries().metrics
+    queries().session.settings_for_transaction(
+        conn, statement_timeout=str(STATEMENT_TIMEOUT_MS),
+        idle_in_transaction_session_timeout=None)
+    return {
+        "unfinished": {row["status"]: row for row in q.unfinished_batches(conn)},
+        "recent": q.recently_finished_batches(
+            conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT,
+            bounds=list(APPLY_BUCKETS)),
+        "accepted": q.recently_accepted_batches(
+            conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT),
+        "open_items": q.open_reconciliation_items(conn),
+    }
 
 
 def _histogram(name: str, documentation: str, rows: list[dict], bucket_key: str,

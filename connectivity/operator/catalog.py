@@ -19,6 +19,10 @@ from connectivity.store.queries import queries
 from connectivity.operator.catalog_schema import CatalogSchema
 
 
+# What the database raises when its constraints refuse a catalogue the schema let through.
+REFUSED_BY_CONSTRAINT = (psycopg.IntegrityError, psycopg.DataError)
+
+
 class CatalogError(ValueError):
     def __init__(self, fields: dict[str, list[str]]):
         self.fields = fields

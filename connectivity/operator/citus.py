@@ -14,8 +14,10 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 import psycopg
+from psycopg.rows import dict_row
 
 from connectivity.store import sharding
+from connectivity.store.database import unpooled_connection
 from connectivity.store.queries import queries
 
 # Tests want few shards: a TRUNCATE of a distributed table takes about 2 s with Citus's
@@ -51,6 +53,19 @@ class Placement:
 
 def citus_version(conn: psycopg.Connection) -> str | None:
     return queries().operator.citus_version(conn)
+
+
+def distribute_database(database_url: str, shard_count: int = DEFAULT_SHARD_COUNT, *,
+                        direct_url: str | None = None) -> tuple[str, list[Placement]] | None:
+    """`distribute` on a session of its own (on `direct_url` when given: the advisory lock and
+    the session setting it takes belong to one session, which a transaction pooler would not
+    keep); the Citus version and the placements, or None on plain PostgreSQL (nothing done)."""
+    with unpooled_connection(direct_url or database_url, autocommit=True,
+                             row_factory=dict_row) as conn:
+        version = citus_version(conn)
+        if version is None:
+            return None
+        return version, distribute(conn, shard_count)
 
 
 def distribute(conn: psycopg.Connection, shard_count: int = DEFAULT_SHARD_COUNT) -> list[Placement]:

@@ -6,10 +6,12 @@ sql/queries/operator/demo_ari.sql; this module owns the transaction and the rule
 from __future__ import annotations
 
 from datetime import datetime
-
-import psycopg
+from typing import TYPE_CHECKING
 
 from connectivity.store.queries import queries
+
+if TYPE_CHECKING:
+    import psycopg
 
 DEFAULT_DAYS = 365
 MAX_DAYS = 730  # the ARI push accepts dates up to two years ahead; the demo stays inside that

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-
-import psycopg
+from typing import TYPE_CHECKING
 
 from connectivity.auth import credentials
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.auth.scopes import SIGNED_BY_DEFAULT, scopes_for
 from connectivity.store.database import announces
 from connectivity.store.queries import queries
+
+if TYPE_CHECKING:
+    import psycopg
 
 DEFAULT_RATE_LIMIT_PER_MINUTE = 600
 

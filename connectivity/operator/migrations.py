@@ -25,12 +25,13 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
-import psycopg
-
-from connectivity.store.database import behind_pooler
+from connectivity.store.database import behind_pooler, unpooled_connection
 from connectivity.store.queries import MIGRATIONS_DIR, queries
+
+if TYPE_CHECKING:
+    import psycopg
 
 NO_TRANSACTION = re.compile(r"^--\s*migration:\s*no-transaction\s*$", re.MULTILINE)
 # Statements of a no-transaction migration end with ';' at the end of a line.
@@ -57,7 +58,7 @@ def upgrade(database_url: str, directory: Path = MIGRATIONS_DIR, *,
     pooled = direct_url is None and behind_pooler(database_url)
     # prepare_threshold=None: no server-side prepared statements, which a transaction pooler
     # would lose between transactions (and a dozen statements gain nothing from them).
-    with psycopg.connect(database_url, prepare_threshold=None) as conn:
+    with unpooled_connection(database_url, prepare_threshold=None) as conn:
         # Under the lock: two first upgrades at once would otherwise both create the ledger
         # (CREATE TABLE IF NOT EXISTS is not safe against a concurrent one).
         _locked_transaction(conn, lambda: q.create_ledger(conn))
@@ -74,7 +75,8 @@ def upgrade(database_url: str, directory: Path = MIGRATIONS_DIR, *,
                         "DATABASE_DIRECT_URL to a connection that bypasses it")
                 # A connection of its own, in autocommit from the start: never one left in a
                 # transaction by an earlier read.
-                with psycopg.connect(direct_url or database_url, autocommit=True) as session:
+                with unpooled_connection(direct_url or database_url,
+                                         autocommit=True) as session:
                     applied = _apply_outside_a_transaction(session, path.stem, text)
             else:
                 applied = _apply_in_a_transaction(conn, path.stem, text)

@@ -112,6 +112,16 @@ def behind_pooler(url: str) -> bool:
         return conn.behind_pooler
 
 
+def unpooled_connection(url: str, **options) -> psycopg.Connection:
+    """A connection of its own, outside every pool, for the operator's schema work: `db
+    upgrade` and `citus distribute` hold an advisory lock and session settings across many
+    statements and transactions, and run DDL that no pool's statement timeout may cut short.
+    A transaction pooler hands each transaction another server session: what needs the session
+    itself runs on DATABASE_DIRECT_URL where one sits in front of DATABASE_URL. Requests and
+    jobs never use it: they go through `Database`. `options` are psycopg.connect's."""
+    return psycopg.connect(url, **options)
+
+
 def session_options(statement_timeout_seconds: float | None,
                     idle_in_transaction_timeout_seconds: float | None) -> str:
     """The server settings every connection of a pool starts with, as a startup `options`

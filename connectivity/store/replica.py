@@ -25,8 +25,8 @@ from prometheus_client import Counter, Gauge
 from psycopg_pool import PoolTimeout
 
 from connectivity.store.database import Database
-from connectivity.metrics.http import REGISTRY
 from connectivity.store.queries import queries
+from connectivity.telemetry import REGISTRY
 
 log = structlog.get_logger(__name__)
 

@@ -75,8 +75,8 @@ def test_each_label_set_counts_exactly_its_requests(client, issue, catalog):
 _MULTIPROCESS_RUN = textwrap.dedent("""
     import json, sys
     from app import create_app
-    from connectivity.metrics import http
-    assert http.MULTIPROCESS
+    from connectivity import telemetry
+    assert telemetry.MULTIPROCESS
     client = create_app().test_client()
     for method, path in json.loads(sys.argv[1]):
         client.open(path, method=method)

@@ -8,7 +8,7 @@ import datetime as dt
 import math
 import time
 
-from connectivity.metrics.http import REGISTRY
+from connectivity.telemetry import REGISTRY
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 
 from tests.system.replica.conftest import seed

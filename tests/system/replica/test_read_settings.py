@@ -12,7 +12,7 @@ import pytest
 from app import create_app
 from devtools.topology import free_port
 from connectivity.logs import configure_logging
-from connectivity.metrics.http import REGISTRY
+from connectivity.telemetry import REGISTRY
 from connectivity.store.replica import LagMonitor
 from connectivity.settings import Settings, SettingsError
 

@@ -1,0 +1,48 @@
+"""`catalog load` and `catalog demo-ari`."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+from flask.cli import AppGroup
+
+from connectivity.auth.keycache import KeyStateNotAnnounced
+from connectivity.operator.catalog import (REFUSED_BY_CONSTRAINT, CatalogError, load_catalog,
+                                           parse_catalog)
+from connectivity.operator.commands.context import database
+from connectivity.operator.demo_ari import DEFAULT_DAYS, MAX_DAYS, seed_demo_ari
+
+group = AppGroup("catalog", help="Properties, partners, mappings and FX rates.")
+
+
+@group.command("load")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def catalog_load(file: Path):
+    """Upsert the catalogue FILE.json (idempotent; all or nothing)."""
+    try:
+        catalog = parse_catalog(file.read_text(encoding="utf-8"))
+        counts = database().run(load_catalog, catalog)
+    except KeyStateNotAnnounced as exc:
+        raise click.ClickException(f"catalogue loaded, but {exc}") from None
+    except CatalogError as exc:
+        lines = "\n".join(f"  {path}: {'; '.join(msgs)}" for path, msgs in exc.fields.items())
+        raise click.ClickException(f"catalogue rejected, nothing was changed:\n{lines}") from None
+    except REFUSED_BY_CONSTRAINT as exc:
+        # The schema should have caught it; the database's constraints are the last word.
+        raise click.ClickException("catalogue rejected by a database constraint, nothing was "
+                                   f"changed: {exc.diag.message_primary}") from None
+    click.echo("catalogue loaded: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+@group.command("demo-ari")
+@click.option("--days", type=click.IntRange(1, MAX_DAYS), default=DEFAULT_DAYS, show_default=True,
+              help="Days from today (in each property's timezone) to fill.")
+@click.option("--property", "property_codes", multiple=True,
+              help="Only this sandbox property; repeatable (default: every sandbox property).")
+def catalog_demo_ari(days, property_codes):
+    """Fill sandbox properties with demo ARI where nothing is stored yet (never production)."""
+    counts = database().run(seed_demo_ari, datetime.now(timezone.utc), days,
+                            tuple(property_codes))
+    click.echo("demo ARI written: " + ", ".join(f"{v} {k} rows" for k, v in counts.items()))

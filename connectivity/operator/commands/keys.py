@@ -1,0 +1,96 @@
+"""`keys issue`, `keys revoke` and `keys list`."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import click
+from flask.cli import AppGroup
+
+from connectivity.auth.credentials import SigningVault
+from connectivity.auth.keycache import KeyStateNotAnnounced
+from connectivity.auth.scopes import PRESETS, SCOPES
+from connectivity.operator.commands.context import database, settings
+from connectivity.operator.keys import (DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key,
+                                        list_keys, revoke_key)
+
+group = AppGroup("keys", help="Partner API keys.")
+
+
+def _timestamp(_ctx, _param, value):
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter("an ISO 8601 timestamp, e.g. 2027-01-31T00:00:00+00:00") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+@group.command("issue")
+@click.option("--partner", "partner_code", required=True)
+@click.option("--name", required=True)
+@click.option("--environment", required=True, type=click.Choice(["sandbox", "production"]))
+@click.option("--preset", required=True, type=click.Choice(list(PRESETS)))
+@click.option("--scope", "extra_scopes", multiple=True, type=click.Choice(SCOPES),
+              help="Adds to the preset's scopes; repeatable.")
+@click.option("--signed/--unsigned", default=None,
+              help="Whether requests must be signed (default: signed for push, else unsigned).")
+@click.option("--rate-limit", type=int, default=DEFAULT_RATE_LIMIT_PER_MINUTE, show_default=True,
+              help="Requests per minute.")
+@click.option("--expires-at", callback=_timestamp, help="ISO 8601 timestamp (UTC if no offset).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def keys_issue(partner_code, name, environment, preset, extra_scopes, signed, rate_limit,
+               expires_at, as_json):
+    """Issue a key. Its token is printed once and cannot be shown again."""
+    vault = SigningVault(settings().secret_key)
+    try:
+        issued = database().run(issue_key, vault, partner_code=partner_code, name=name,
+                                environment=environment, preset=preset,
+                                extra_scopes=extra_scopes, signed=signed, rate_limit=rate_limit,
+                                expires_at=expires_at)
+    except KeyIssueError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(issued.public()))
+        return
+    expires_at = issued.expires_at.isoformat() if issued.expires_at else "never"
+    click.echo(f"key_id:             {issued.key_id}\n"
+               f"environment:        {issued.environment}\n"
+               f"scopes:             {' '.join(issued.scopes) or '(none)'}\n"
+               f"requires_signature: {str(issued.requires_signature).lower()}\n"
+               f"rate_limit:         {issued.rate_limit_per_minute}/min\n"
+               f"expires_at:         {expires_at}\n"
+               f"token:              {issued.token}\n"
+               "The token is shown this once; the service keeps no copy it could show again.")
+
+
+@group.command("revoke")
+@click.argument("key_id")
+def keys_revoke(key_id):
+    """Revoke a key; it is refused from the next request on."""
+    try:
+        row = database().run(revoke_key, key_id)
+    except KeyStateNotAnnounced as exc:
+        raise click.ClickException(
+            f"{key_id} is revoked in the database, but {exc}") from None
+    if row is None:
+        raise click.ClickException(f"no key {key_id}")
+    click.echo(f"revoked {row['key_id']} at {row['revoked_at'].isoformat()}")
+
+
+@group.command("list")
+@click.option("--partner", "partner_code", required=True)
+@click.option("--json", "as_json", is_flag=True)
+def keys_list(partner_code, as_json):
+    """List a partner's keys (never their secrets)."""
+    rows = database().run(list_keys, partner_code)
+    if as_json:
+        click.echo(json.dumps(rows, default=lambda v: v.isoformat()))
+        return
+    for r in rows:
+        state = "revoked" if r["revoked_at"] else "active"
+        click.echo(f"{r['key_id']}  {r['environment']:<10} {state:<8} "
+                   f"signed={str(r['requires_signature']).lower():<5} "
+                   f"{r['rate_limit_per_minute']}/min  {r['name']}  [{' '.join(r['scopes'])}]")
