@@ -14,6 +14,7 @@ from connectivity.auth.access import guard_request, policy_of
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.routes import blp as availability_blp
+from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
 from connectivity.store.database import Database
 from connectivity.web.docs_page import PUBLIC_ENDPOINTS as DOCS_PAGE_ENDPOINTS, register_docs_page
@@ -26,9 +27,14 @@ from connectivity.metrics.endpoint import init_metrics
 from connectivity.operator import register_cli
 from connectivity.store.replica import LagMonitor, ReadTarget
 from connectivity.reservations.routes import blp as reservations_blp
+from connectivity.sandbox.openapi import SandboxScenarioPlugin
+from connectivity.sandbox.operations import OPERATIONS as SANDBOX_OPERATIONS
+from connectivity.sandbox.scenarios import SandboxScenarios
+from connectivity.web import forced_outcomes, services
 from connectivity.web.routing import register_converters
 from connectivity.settings import Settings
-from connectivity.web.wire import assign_request_id, enforce_body_cap, finish_response, parse_json_body
+from connectivity.web.wire import (assign_request_id, enforce_body_cap, finish_response,
+                                   parse_json_body)
 
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, ari_blp,
                   reservations_blp)
@@ -86,18 +92,29 @@ def create_app(settings: Settings | None = None) -> Flask:
     # Operator changes of what a key's row holds are announced after they commit, so every web
     # process's key cache drops its copies on the next request (auth/keycache.py).
     db.listen(KEY_STATE_CHANGED, guards.key_generation.replace)
+    built = services.Services(
+        settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
+        ari_queue=BatchQueue(redis_client, settings.redis_prefix),
+        feed_cursors=CursorSigner(settings.secret_key),
+        quote_tokens=QuoteTokens(settings.secret_key, settings.quote_ttl_seconds))
+    # The routes read them through `services()`; the process's other parts (auth's guard,
+    # health, metrics, the CLI) and the tests by these keys.
+    services.register(app, built)
     app.extensions.update({
         "connectivity.settings": settings,
         "connectivity.db": db,
-        # The read use cases' database: the replica while it keeps up, else `db` (reads.py).
+        # The read use cases' database: the replica while it keeps up, else `db` (replica.py).
         "connectivity.reads": reads,
         "connectivity.redis": redis_client,
         "connectivity.guards": guards,
-        "connectivity.ari_queue": BatchQueue(redis_client, settings.redis_prefix),
-        "connectivity.feed_cursors": CursorSigner(settings.secret_key),
+        "connectivity.ari_queue": built.ari_queue,
+        "connectivity.feed_cursors": built.feed_cursors,
     })
 
-    api = init_api(app)
+    # The sandbox scenarios: a plug-in of the forced outcomes, and the header's documentation.
+    scenarios = SandboxScenarios(app, SANDBOX_OPERATIONS)
+    forced_outcomes.register(app, scenarios)
+    api = init_api(app, spec_plugins=[SandboxScenarioPlugin(scenarios)])
     app.extensions["connectivity.api"] = api
     register_converters(app, api)
     for hook in (assign_request_id, enforce_body_cap, guard_request, parse_json_body):

@@ -1,5 +1,5 @@
 """What the X-Sandbox-Scenario check adds to every guarded request (issue 15), in-process: a
-no-op view called alone and behind `sandbox.scenarios.honour`, in a request without the header
+no-op view called alone and behind `web.forced_outcomes.forcible`, in a request without the header
 (every production request), best of five runs of 200,000 calls. No server, no database: the app
 is built only for its request context.
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import timeit
 
 from app import create_app
-from connectivity.sandbox.scenarios import honour
+from connectivity.web.forced_outcomes import forcible
 from connectivity.settings import Settings
 
 CALLS, REPEATS = 200_000, 5
@@ -24,7 +24,7 @@ def main() -> None:
     def view():
         return None
 
-    checked = honour(view, {}, faults=True)
+    checked = forcible(view)
     with app.test_request_context("/api/connectivity/v1/ping"):
         alone = min(timeit.repeat(view, number=CALLS, repeat=REPEATS)) / CALLS * 1e6
         behind = min(timeit.repeat(checked, number=CALLS, repeat=REPEATS)) / CALLS * 1e6

@@ -16,7 +16,7 @@ from psycopg.types.json import Jsonb
 from connectivity.auth.authenticate import Caller
 from connectivity.store.database import Database
 from connectivity.web.errors import NotFound, ValidationFailed
-from connectivity.sandbox.scenarios import HEADER
+from connectivity.web.forced_outcomes import HEADER
 from connectivity.store.queries import queries
 from connectivity.ari.queue import BatchQueue
 

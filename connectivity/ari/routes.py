@@ -1,12 +1,11 @@
-from flask import current_app
-
 from connectivity import API_PREFIX
 from connectivity.web.api import ApiBlueprint
 from connectivity.auth.access import current_caller, requires
 from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
 from connectivity.web.envelope import enveloped
-from connectivity.sandbox.scenarios import current_scenario
+from connectivity.web.forced_outcomes import forced_outcome
 from connectivity.web.ready_body import ready_json_response
+from connectivity.web.services import services
 from connectivity.ari.batches import accept_batch, batch_outcome
 from connectivity.ari.dry_run import dry_run_batch
 from connectivity.ari.readback import read_back
@@ -15,9 +14,6 @@ from connectivity.ari.schemas import (MAX_ARI_ITEMS, MAX_READBACK_CODES, MAX_REA
                       BatchOutcomeSchema, DryRunQuerySchema, DryRunResultSchema,
                       ReadBackQuerySchema, ReadBackSchema,
                       RestrictionsRequestSchema)
-
-# Stored with the batch and honoured by the push views themselves (batches.py).
-BATCH_SCENARIOS = {"partially_applied": None, "delayed_apply": None}
 
 blp = ApiBlueprint("ari", __name__, url_prefix=API_PREFIX,
                 description="ARI push: rates, inventory and restrictions, applied asynchronously.")
@@ -81,7 +77,7 @@ rate plan's currency) need a `rate_plan_code`; restrictions are the rate plan's 
 @blp.alt_response(200, schema=enveloped(DryRunResultSchema), success=True,
                   description=_DRY_RUN_ANSWER, example=_DRY_RUN_EXAMPLE)
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
-@requires("ari.write", scenarios=BATCH_SCENARIOS)
+@requires("ari.write")
 @described(_PUT_ARI)
 def put_ari(request, query):
     return _accept("ari", request, query["dry_run"])
@@ -101,7 +97,7 @@ to `days_of_week` (0 = Monday ... 6 = Sunday) when sent. A range that starts bef
 @blp.alt_response(200, schema=enveloped(DryRunResultSchema), success=True,
                   description=_DRY_RUN_ANSWER, example=_DRY_RUN_EXAMPLE)
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
-@requires("restriction.write", scenarios=BATCH_SCENARIOS)
+@requires("restriction.write")
 @described(_PUT_RESTRICTIONS)
 def put_restrictions(request, query):
     return _accept("restrictions", request, query["dry_run"])
@@ -120,7 +116,7 @@ def get_batch(batchId):  # noqa: N803 - the specification's parameter name
     `message`), `rejected` (none applied) or `failed` (processing itself failed after retries).
     Visible to every key of the partner holding `ari.write` or `restriction.write`; another
     partner's batch id is 404 `not_found`, as is one that does not exist."""
-    return batch_outcome(current_app.extensions["connectivity.db"], current_caller(), batchId)
+    return batch_outcome(services().db, current_caller(), batchId)
 
 
 _GET_ARI = f"""Read back the stored ARI of one hotel (scope ari.write or restriction.write)
@@ -151,14 +147,14 @@ Example: `GET /ari?hotel_code=ACME-LIS&from_date=2027-01-01&to_date=2027-01-31&r
 @requires("ari.write", "restriction.write", any_of=True)
 @described(_GET_ARI)
 def read_ari(query):
-    return ready_json_response(read_back(current_app.extensions["connectivity.db"],
-                                         current_caller(), query))
+    return ready_json_response(read_back(services().db, current_caller(), query))
 
 
 def _accept(kind: str, request: dict, dry_run: bool):
     if dry_run:
-        return ready_json_response(dry_run_batch(current_app.extensions["connectivity.db"],
-                                                 current_caller(), kind, request))
-    return accept_batch(current_app.extensions["connectivity.db"],
-                        current_app.extensions["connectivity.ari_queue"], current_caller(),
-                        kind, request, current_scenario())
+        return ready_json_response(dry_run_batch(services().db, current_caller(), kind,
+                                                 request))
+    # A sandbox scenario the push honours itself (partially_applied, delayed_apply) is stored
+    # with the batch.
+    return accept_batch(services().db, services().ari_queue, current_caller(), kind, request,
+                        forced_outcome())

@@ -6,14 +6,13 @@ no_mapped_properties). A route under the API prefix without a policy stops the a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import structlog
 from flask import Flask, current_app, g, request
 
 from connectivity.web.errors import InsufficientScope, NoMappedProperties, RateLimited
-from connectivity.sandbox.scenarios import honour
+from connectivity.web.forced_outcomes import forcible
 from connectivity.auth.authenticate import Caller
 from connectivity.auth.scopes import SCOPES
 
@@ -32,21 +31,19 @@ class AccessPolicy:
         return any(found) if self.any_of else all(found)
 
 
-def requires(*scopes: str, any_of: bool = False, needs_mapped_properties: bool = True,
-             scenarios: Mapping[str, Callable | None] | None = None):
+def requires(*scopes: str, any_of: bool = False, needs_mapped_properties: bool = True):
     """Declare a route's access policy. Place it under `@blp.route` (closest to the function).
 
-    Every route so declared also checks the `X-Sandbox-Scenario` header (contract 11.4) once its
-    field rules have passed: `scenarios` are the operation's own forced answers
-    (sandbox/scenarios.py `honour`); the faults (429, 503, 500) are honoured wherever the
-    partner's mapped properties are required, i.e. everywhere but /ping and /whoami."""
+    The view so declared runs behind the forced-outcome check (web/forced_outcomes.py), its
+    innermost layer: an `X-Sandbox-Scenario` header is judged once every check before the
+    operation, its field rules included, has passed."""
     unknown = [s for s in scopes if s not in SCOPES]
     if unknown:
         raise ValueError(f"unknown scope(s) {unknown}")
     policy = AccessPolicy(tuple(scopes), any_of, needs_mapped_properties)
 
     def mark(view):
-        view = honour(view, scenarios or {}, faults=needs_mapped_properties)
+        view = forcible(view)
         view.access_policy = policy
         return view
     return mark

@@ -1,40 +1,27 @@
-from flask import current_app
-
 from connectivity import API_PREFIX
 from connectivity.web.api import ApiBlueprint
 from connectivity.auth.access import current_caller, requires
 from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
 from connectivity.web.envelope import ErrorEnvelopeSchema, enveloped
+from connectivity.web.clock import utc_now
 from connectivity.web.ready_body import ready_json_response, ready_response
+from connectivity.web.services import services
 from connectivity.availability.changes import read_changes
-from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.rates import rates as read_rates
-from connectivity.availability.schemas import (ChangesQuerySchema, ChangesSchema, RatesRequestSchema, RatesResultSchema,
-                      SearchRequestSchema, SearchResultSchema)
+from connectivity.availability.schemas import (ChangesQuerySchema, ChangesSchema,
+                                               RatesRequestSchema, RatesResultSchema,
+                                               SearchRequestSchema, SearchResultSchema)
 from connectivity.availability.search import search as search_hotels
-from connectivity.availability.stay import utc_now
-# Below the area's own imports: the sandbox's forced answers (contract 11.4) reuse them.
-from connectivity.sandbox import pull as sandbox
 
 blp = ApiBlueprint("availability", __name__, url_prefix=API_PREFIX,
                 description="Availability: what is sellable, and per-night rates.")
-
-
-def _search_sold_out(request):
-    return ready_response(sandbox.search_sold_out(current_app.extensions["connectivity.reads"],
-                                                  current_caller(), request, utc_now()))
-
-
-def _rates_sold_out(request):
-    return ready_response(sandbox.rates_sold_out(current_app.extensions["connectivity.reads"],
-                                                 current_caller(), request, utc_now()))
 
 
 @blp.route("/availability/search", methods=["POST"])
 @blp.arguments(SearchRequestSchema)
 @blp.response(200, enveloped(SearchResultSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY)
-@requires("ari.read", scenarios={"sold_out": _search_sold_out})
+@requires("ari.read")
 def search(request):
     """Which properties have anything sellable for a stay (scope ari.read)
 
@@ -48,15 +35,15 @@ def search(request):
     `check_in` must be today or later at every hotel searched (422 otherwise); a `currency`
     that some searched hotel's prices cannot be converted into is 422
     `currency_not_supported`."""
-    return ready_response(search_hotels(current_app.extensions["connectivity.reads"],
-                                        current_caller(), request, utc_now()))
+    return ready_response(search_hotels(services().reads, current_caller(), request,
+                                        utc_now()))
 
 
 @blp.route("/availability/rates", methods=["POST"])
 @blp.arguments(RatesRequestSchema)
 @blp.response(200, enveloped(RatesResultSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
-@requires("ari.read", scenarios={"sold_out": _rates_sold_out})
+@requires("ari.read")
 def rates(request):
     """Per-night rates, inventory and restrictions of one property (scope ari.read)
 
@@ -68,8 +55,7 @@ def rates(request):
     are in the requested `currency` (each night converted and rounded, the total the sum of the
     nights), else in the hotel's. 404 `not_found` when the hotel is not mapped and active for
     the caller."""
-    return ready_response(read_rates(current_app.extensions["connectivity.reads"], current_caller(),
-                                     request, utc_now()))
+    return ready_response(read_rates(services().reads, current_caller(), request, utc_now()))
 
 
 _CHANGES_EXAMPLE = {"success": True, "request_id": "5f0c1d2e3a4b4c5d", "data": {
@@ -108,7 +94,5 @@ def changes(query):
     within a second. At least once: a range may cover dates that did not change, and a change
     may appear twice. Changes are kept at least 7 days; an older cursor, or one not given to
     this key, is 410 `cursor_expired`: start again without a cursor."""
-    app = current_app
-    return ready_json_response(read_changes(app.extensions["connectivity.reads"],
-                                            app.extensions["connectivity.feed_cursors"],
+    return ready_json_response(read_changes(services().reads, services().feed_cursors,
                                             current_caller(), query))

@@ -18,10 +18,6 @@ from connectivity.pricing.money import FxTable, minor_units
 from connectivity.pricing.money import CurrencyNotSupported as NoFxRate
 
 
-def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
-
-
 def property_today(timezone: str, now: dt.datetime) -> dt.date:
     return now.astimezone(ZoneInfo(timezone)).date()
 

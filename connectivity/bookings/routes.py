@@ -1,65 +1,27 @@
-from functools import cache
-
-from flask import current_app
-
 from connectivity import API_PREFIX
 from connectivity.web.api import ApiBlueprint
 from connectivity.auth.access import current_caller, requires
-from connectivity.availability.stay import utc_now
+from connectivity.web.clock import utc_now
 from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
 from connectivity.web.envelope import enveloped
-from connectivity.sandbox import pull as sandbox
+from connectivity.web.services import services
 from connectivity.bookings.create import create_booking as book
 from connectivity.bookings.manage import cancel_booking as cancel, read_booking
 from connectivity.bookings.quote import quote as price_quote
-from connectivity.bookings.quote_token import QuoteTokens
-from connectivity.bookings.schemas import (BookingDataSchema, BookingRequestSchema, BookingResultSchema,
-                      CancelRequestSchema, CancelResultSchema, QuoteRequestSchema,
-                      QuoteResultSchema)
+from connectivity.bookings.schemas import (BookingDataSchema, BookingRequestSchema,
+                                           BookingResultSchema, CancelRequestSchema,
+                                           CancelResultSchema, QuoteRequestSchema,
+                                           QuoteResultSchema)
 
 blp = ApiBlueprint("bookings", __name__, url_prefix=API_PREFIX,
                 description="Pull bookings: quote, book, read and cancel.")
-
-
-def _db():
-    return current_app.extensions["connectivity.db"]
-
-
-@cache
-def _tokens_for(secret_key: str, ttl_seconds: int) -> QuoteTokens:
-    return QuoteTokens(secret_key, ttl_seconds)
-
-
-def _tokens() -> QuoteTokens:
-    settings = current_app.extensions["connectivity.settings"]
-    return _tokens_for(settings.secret_key, settings.quote_ttl_seconds)
-
-
-# Forced answers of the sandbox scenarios (contract 11.4); they store nothing.
-def _quote_sold_out(request):
-    return sandbox.quote_sold_out(_db(), current_caller(), request, utc_now())
-
-
-def _quote_price_changed(request):
-    return sandbox.quote_price_changed(_db(), _tokens(), current_caller(), request, utc_now())
-
-
-def _booking_forced(answer):
-    def forced(request):
-        return answer(_db(), _tokens(), current_caller(), request, utc_now())
-    return forced
-
-
-def _cancel_penalty_exceeds(request, reference):
-    return sandbox.cancel_penalty_exceeds(_db(), current_caller(), reference, request, utc_now())
 
 
 @blp.route("/bookings/quote", methods=["POST"])
 @blp.arguments(QuoteRequestSchema)
 @blp.response(200, enveloped(QuoteResultSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY, 404, 409)
-@requires("booking.quote", scenarios={"sold_out": _quote_sold_out,
-                                      "price_changed": _quote_price_changed})
+@requires("booking.quote")
 def quote(request):
     """Price an exact stay and get a short-lived quote token (scope booking.quote)
 
@@ -75,7 +37,8 @@ def quote(request):
     the caller, or room type / rate plan not mapped for it); 409 `not_sellable` with
     `details.reasons` (closed, restrictions, occupancy, nationality, missing rate); 422
     `currency_not_supported`; 409 `sold_out` when some night has fewer rooms than requested."""
-    return price_quote(_db(), _tokens(), current_caller(), request, utc_now())
+    return price_quote(services().db, services().quote_tokens, current_caller(), request,
+                       utc_now())
 
 
 @blp.route("/bookings", methods=["POST"])
@@ -85,10 +48,7 @@ def quote(request):
                   description="a replay of an existing `partner_reference`: the original "
                               "booking, `idempotent_replay: true`")
 @error_responses(blp, *GUARDED, *WITH_BODY, 404, 409)
-@requires("booking.write", "booking.quote", scenarios={
-    "sold_out": _booking_forced(sandbox.booking_sold_out),
-    "price_changed": _booking_forced(sandbox.booking_price_changed),
-    "quote_expired": _booking_forced(sandbox.booking_quote_expired)})
+@requires("booking.write", "booking.quote")
 def create_booking(request):
     """Create a confirmed booking (scopes booking.write and booking.quote)
 
@@ -114,7 +74,8 @@ def create_booking(request):
     from the service's figure to the minor unit (`details` has that figure); 409 `sold_out` when
     some night has fewer rooms left than `rooms` (all nights are taken or none). The booking
     keeps its nights and a copy of the cancellation policy in force."""
-    payload, status = book(_db(), _tokens(), current_caller(), request, utc_now())
+    payload, status = book(services().db, services().quote_tokens, current_caller(), request,
+                           utc_now())
     return payload, status
 
 
@@ -128,15 +89,14 @@ def get_booking(reference):
     Only the caller's bookings in the key's environment; another partner's reference answers
     404 `not_found` exactly as an absent one. A booking stays readable when its property's
     distribution is paused."""
-    return read_booking(_db(), current_caller(), reference)
+    return read_booking(services().db, current_caller(), reference)
 
 
 @blp.route("/bookings/<reference:reference>/cancel", methods=["POST"])
 @blp.arguments(CancelRequestSchema, required=False)
 @blp.response(200, enveloped(CancelResultSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY, 404, 409)
-@requires("booking.cancel", scenarios={
-    "penalty_exceeds_expectation": _cancel_penalty_exceeds})
+@requires("booking.cancel")
 def cancel_booking(request, reference):
     """Cancel a booking; returns the penalty applied (scope booking.cancel)
 
@@ -153,4 +113,4 @@ def cancel_booking(request, reference):
     the penalty is recorded. Cancelling a cancelled booking returns the recorded result with
     `idempotent_replay: true` and releases nothing. A booking stays cancellable when its
     property's distribution is paused."""
-    return cancel(_db(), current_caller(), reference, request, utc_now())
+    return cancel(services().db, current_caller(), reference, request, utc_now())

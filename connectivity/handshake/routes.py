@@ -2,7 +2,7 @@
 from connectivity import API_PREFIX
 from connectivity.web.api import ApiBlueprint
 from connectivity.auth.access import current_caller, requires
-from connectivity.availability.stay import utc_now
+from connectivity.web.clock import utc_now
 from connectivity.web.error_responses import error_responses
 from connectivity.web.envelope import enveloped
 from connectivity.web.ready_body import ready_response

@@ -1,10 +1,9 @@
-from flask import current_app
-
 from connectivity import API_PREFIX
 from connectivity.web.api import ApiBlueprint
 from connectivity.auth.access import current_caller, requires
 from connectivity.web.error_responses import GUARDED, error_responses
 from connectivity.web.envelope import enveloped
+from connectivity.web.services import services
 from connectivity.mapping import service
 from connectivity.mapping.schemas import HotelDetailDataSchema, HotelListSchema
 
@@ -20,7 +19,7 @@ def list_hotels():
     """Properties mapped and active for the caller (scope content.read)
 
     In the partner's hotel codes. A property whose distribution is paused is omitted."""
-    return service.list_hotels(current_app.extensions["connectivity.reads"], current_caller())
+    return service.list_hotels(services().reads, current_caller())
 
 
 @blp.route("/mapping/hotels/<hotel_code:hotelCode>", methods=["GET"])
@@ -32,5 +31,4 @@ def get_hotel(hotelCode):  # noqa: N803 - the specification's parameter name
 
     In the partner's codes, with the occupancy limits, board type and cancellation policy of
     each rate plan. 404 `not_found` when the code is not mapped and active for the caller."""
-    return service.hotel_detail(current_app.extensions["connectivity.reads"], current_caller(),
-                                hotelCode)
+    return service.hotel_detail(services().reads, current_caller(), hotelCode)

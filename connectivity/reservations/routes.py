@@ -3,16 +3,20 @@ pushed by a channel manager. Never refused for inventory; disagreements are reco
 
 import inspect
 
-from flask import current_app, g, request
+from flask import g, request
 
 from connectivity import API_PREFIX
 from connectivity.web.api import ApiBlueprint
 from connectivity.auth.access import current_caller, requires
-from connectivity.availability.stay import utc_now
+from connectivity.web.clock import utc_now
 from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
 from connectivity.web.envelope import enveloped
-from connectivity.reservations.responses import ReservationCancelResultSchema, DeliveryResultSchema
-from connectivity.reservations.schemas import ReservationCancelRequestSchema, ModifyRequestSchema, ReservationRequestSchema
+from connectivity.web.services import services
+from connectivity.reservations.responses import (DeliveryResultSchema,
+                                                 ReservationCancelResultSchema)
+from connectivity.reservations.schemas import (ModifyRequestSchema,
+                                               ReservationCancelRequestSchema,
+                                               ReservationRequestSchema)
 from connectivity.reservations.service import cancel_reservation as cancel_use_case
 from connectivity.reservations.service import modify_reservation as modify_use_case
 from connectivity.reservations.service import push_reservation as push_use_case
@@ -34,10 +38,6 @@ def _documented(view):
     # Under @blp.route, which reads the docstring into the OpenAPI description.
     view.__doc__ = inspect.cleandoc(view.__doc__) + "\n\n" + RECONCILIATION_DOC.strip()
     return view
-
-
-def _db():
-    return current_app.extensions["connectivity.db"]
 
 
 def _payload() -> str:
@@ -77,7 +77,8 @@ def push_reservation(reservation):
     `nightly_rates` are per room unit, in `sell_currency` when `sell_amount` is sent, else in
     `net_currency`.
     """
-    result = push_use_case(_db(), current_caller(), reservation, _payload(), g.request_id)
+    result = push_use_case(services().db, current_caller(), reservation, _payload(),
+                           g.request_id)
     return result, 200 if result["idempotent_replay"] else 201
 
 
@@ -103,7 +104,7 @@ def cancel_reservation(cancel, reference):
     with the original acknowledgement and `idempotent_replay: true`, and releases nothing
     again.
     """
-    return cancel_use_case(_db(), current_caller(), reference, cancel, _payload(),
+    return cancel_use_case(services().db, current_caller(), reference, cancel, _payload(),
                            g.request_id, utc_now())
 
 
@@ -127,5 +128,5 @@ def modify_reservation(modification, reference):
     it is applied when the reservation arrives. A modify of a cancelled reservation is kept,
     not applied (`modification_after_cancellation`).
     """
-    return modify_use_case(_db(), current_caller(), reference, modification, _payload(),
-                           g.request_id)
+    return modify_use_case(services().db, current_caller(), reference, modification,
+                           _payload(), g.request_id)

@@ -1,16 +1,16 @@
-"""The `X-Sandbox-Scenario` header in the OpenAPI description: on every operation that honours
-it, with exactly the values that operation honours and what each forces.
+"""The `X-Sandbox-Scenario` header in the OpenAPI description: on every guarded operation, with
+exactly the values that operation honours and what each forces.
 
-`ApiBlueprint.route` puts the operation's values under EXTENSION in its documentation; this
-apispec plugin (apispec's public plugin interface) turns them into the header parameter."""
+An apispec plugin (apispec's public plugin interface), handed to `init_api` by the composition
+root: for each path flask-smorest documents, it asks the app's scenarios what the route's
+endpoint honours."""
 
 from __future__ import annotations
 
 from apispec import BasePlugin
 
-from connectivity.sandbox.scenarios import HEADER, SCENARIOS
-
-EXTENSION = "x-sandbox-scenarios"
+from connectivity.sandbox.scenarios import SCENARIOS, SandboxScenarios
+from connectivity.web.forced_outcomes import HEADER
 
 
 def header_parameter(values: tuple[str, ...]) -> dict:
@@ -44,11 +44,17 @@ HEADER_STATUSES = {
 
 
 class SandboxScenarioPlugin(BasePlugin):
-    def operation_helper(self, path=None, operations=None, **kwargs):
+    def __init__(self, scenarios: SandboxScenarios) -> None:
+        self._scenarios = scenarios
+
+    def operation_helper(self, path=None, operations=None, rule=None, **kwargs):
+        # `rule`: the werkzeug Rule flask-smorest documents (its `spec.path(rule=...)`).
+        values = self._scenarios.honoured(rule.endpoint) if rule is not None else None
+        if values is None:
+            return
         for operation in (operations or {}).values():
-            if not isinstance(operation, dict) or EXTENSION not in operation:
+            if not isinstance(operation, dict):
                 continue
-            values = tuple(operation.pop(EXTENSION))
             operation.setdefault("parameters", []).append(header_parameter(values))
             responses = operation.setdefault("responses", {})
             listed = {str(status) for status in responses}

@@ -25,7 +25,7 @@ from connectivity.pricing.money import minor_units, round_money
 from connectivity.pricing.sellability import REASONS
 from connectivity.pricing.spread import spread_total
 from connectivity.web.fields import money_number
-from connectivity.sandbox.scenarios import HEADER
+from connectivity.web.forced_outcomes import HEADER
 
 PRICE_CHANGE = Decimal("1.10")  # price_changed: 10% higher
 

@@ -1,18 +1,17 @@
-"""The catalogue of sandbox scenarios and the check each guarded operation runs once routing,
-authentication, rate limit, scope and the field rules have passed (the view's innermost layer,
-installed by `auth.access.requires`)."""
+"""The catalogue of sandbox scenarios and the sandbox as the app's forced-outcome plug-in
+(web/forced_outcomes.py): its judgement of the `X-Sandbox-Scenario` header, which each guarded
+operation asks for once routing, authentication, rate limit, scope and the field rules have
+passed."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 
-from flask import current_app, g, request
+from flask import Flask, g
 
+from connectivity.auth.access import current_caller, policy_of
 from connectivity.web.errors import ApiError, RateLimited, ServiceUnavailable, ValidationFailed
-
-HEADER = "X-Sandbox-Scenario"
-_ENVIRON_KEY = "HTTP_X_SANDBOX_SCENARIO"
+from connectivity.web.forced_outcomes import HEADER
 
 # Every value, in the contract's order, with what it forces.
 SCENARIOS = {
@@ -30,7 +29,8 @@ SCENARIOS = {
     "delayed_apply": "stored, then applied for real no sooner than 10 s after acceptance "
                      "(status stays `queued` meanwhile)",
 }
-# Honoured by every guarded operation but /ping and /whoami.
+# Honoured by every guarded operation that needs the partner's mapped properties, i.e. all but
+# /ping and /whoami.
 FAULTS = ("rate_limited", "service_unavailable", "internal_error")
 
 
@@ -54,50 +54,50 @@ def _not_honoured(value: str, honoured: tuple[str, ...]) -> list[str]:
     return [f"{value!r} {what}; this operation honours: {allowed}"]
 
 
-def header_field_errors() -> dict[str, list[str]]:
-    """The header's own failure, for a 422 the body's field rules raised first: the answer then
-    names every failing field, the header included (a sandbox key's request only)."""
-    value = request.environ.get(_ENVIRON_KEY)
-    caller = g.get("caller")
-    if value is None or caller is None or caller.environment != "sandbox":
-        return {}
-    honoured = getattr(current_app.view_functions.get(request.endpoint), "sandbox_scenarios",
-                       None)
-    if honoured is None or value in honoured:
-        return {}
-    return {HEADER: _not_honoured(value, honoured)}
+class SandboxScenarios:
+    """The scenarios of one app. `operations` maps an endpoint to its own scenarios, each to the
+    function answering in the view's place (it takes the view's arguments), or to None when the
+    view honours it itself, reading `forced_outcome()` (the ARI pushes store it with the
+    batch)."""
 
+    def __init__(self, app: Flask,
+                 operations: Mapping[str, Mapping[str, Callable | None]]) -> None:
+        unknown = sorted({v for own in operations.values() for v in own if v not in SCENARIOS})
+        if unknown:
+            raise ValueError(f"unknown sandbox scenario(s) {unknown}")
+        self._app = app
+        self._operations = operations
 
-def current_scenario() -> str | None:
-    """The scenario the running request forces (set once the check passed), else None."""
-    return g.get("sandbox_scenario")
+    def honoured(self, endpoint: str | None) -> tuple[str, ...] | None:
+        """The values the operation honours, in the catalogue's order; None for a route that is
+        not guarded (it never sees the header)."""
+        policy = policy_of(endpoint, self._app)
+        if policy is None:
+            return None
+        own = self._operations.get(endpoint, {})
+        faults = policy.needs_mapped_properties
+        return tuple(v for v in SCENARIOS if v in own or (faults and v in FAULTS))
 
-
-def honour(view: Callable, forced: Mapping[str, Callable], faults: bool) -> Callable:
-    """`view` wrapped by the scenario check. `forced` maps the operation's own scenarios to a
-    function taking the view's arguments and answering in its place; `faults` adds FAULTS.
-    A scenario mapped to None is honoured by the view itself, which reads `current_scenario()`
-    (the ARI pushes store the scenario with the batch)."""
-    unknown = [v for v in forced if v not in SCENARIOS]
-    if unknown:
-        raise ValueError(f"unknown sandbox scenario(s) {unknown}")
-    honoured = tuple(v for v in SCENARIOS if v in forced or (faults and v in FAULTS))
-
-    @functools.wraps(view)
-    def check(*args, **kwargs):
-        value = request.environ.get(_ENVIRON_KEY)
-        if value is None:
-            return view(*args, **kwargs)
-        if g.caller.environment != "sandbox":
+    def resolve(self, endpoint: str, value: str) -> Callable | None:
+        caller = current_caller()
+        if caller.environment != "sandbox":
             raise SandboxOnly(f"{HEADER} is honoured for sandbox keys only; this key is a "
-                              f"{g.caller.environment} key: send the request without it")
+                              f"{caller.environment} key: send the request without it")
+        honoured = self.honoured(endpoint)
         if value not in honoured:
             raise ValidationFailed({HEADER: _not_honoured(value, honoured)})
-        if value in FAULTS and value not in forced:
+        own = self._operations.get(endpoint, {})
+        if value in FAULTS and value not in own:
             raise _forced_fault(value)
-        g.sandbox_scenario = value
-        answer = forced[value]
-        return (answer or view)(*args, **kwargs)
+        return own[value]
 
-    check.sandbox_scenarios = honoured
-    return check
+    def field_errors(self, endpoint: str | None, value: str) -> dict[str, list[str]]:
+        """A sandbox key's value the operation does not honour; the header is not judged for
+        other keys until the field rules pass (then 403 `sandbox_only`)."""
+        caller = g.get("caller")
+        if caller is None or caller.environment != "sandbox":
+            return {}
+        honoured = self.honoured(endpoint)
+        if honoured is None or value in honoured:
+            return {}
+        return {HEADER: _not_honoured(value, honoured)}

@@ -4,8 +4,11 @@ envelope with a catalogue code."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 import psycopg
 import structlog
+from apispec import BasePlugin
 from flask import Flask, g
 from flask_smorest import Api, Blueprint
 from psycopg_pool import PoolTimeout
@@ -14,12 +17,10 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
-from connectivity.sandbox.openapi import EXTENSION as SANDBOX_EXTENSION
-from connectivity.sandbox.openapi import SandboxScenarioPlugin
-from connectivity.sandbox.scenarios import header_field_errors
 from connectivity.web.fields import register_code_lists
 from connectivity import API_PREFIX
 from connectivity.store.faults import unreachable
+from connectivity.web import forced_outcomes
 from connectivity.web.envelope import ErrorEnvelopeSchema, error_response
 from connectivity.web.errors import ApiError, flatten_messages
 
@@ -94,7 +95,8 @@ class PreParsedJsonParser(FlaskParser):
 
 
 class ApiBlueprint(Blueprint):
-    """The blueprint of every API area: its schemas load the body parsed by the wire rules."""
+    """The blueprint of every API area: its views are the API's operations, whose schemas load
+    the body parsed by the wire rules."""
     ARGUMENTS_PARSER = PreParsedJsonParser()
 
     def route(self, rule, *, parameters=None, tags=None, **options):
@@ -104,13 +106,17 @@ class ApiBlueprint(Blueprint):
         register = super().route(rule, parameters=parameters, tags=tags, **options)
 
         def decorator(view):
-            doc = {"operationId": view.__name__}
-            scenarios = getattr(view, "sandbox_scenarios", None)
-            if scenarios is not None:  # every guarded route (auth.access.requires)
-                doc[SANDBOX_EXTENSION] = list(scenarios)
-            register(self.doc(**doc)(view))
+            # Set before flask-smorest's doc wrapper, which copies it onto the registered view.
+            view.operation_id = view.__name__
+            register(self.doc(operationId=view.operation_id)(view))
             return view
         return decorator
+
+
+def operation_id(view: Callable | None) -> str | None:
+    """The operationId of an API operation's view (ApiBlueprint.route); None for any other
+    view (health, metrics, the description and its docs page)."""
+    return getattr(view, "operation_id", None)
 
 
 class ConnectivityApi(Api):
@@ -126,7 +132,7 @@ class ConnectivityApi(Api):
             if isinstance(messages, dict) and len(messages) == 1 and next(iter(messages)) in (
                     "json", "query", "view_args", "headers"):
                 messages = next(iter(messages.values()))
-            fields = flatten_messages(messages) | header_field_errors()
+            fields = flatten_messages(messages) | forced_outcomes.field_errors()
             details = {"fields": fields}
             message = "the request is invalid: " + ", ".join(sorted(fields))
         elif error.code == 405:
@@ -137,7 +143,9 @@ class ConnectivityApi(Api):
         return error_response(error.code or 500, code, message, details, headers)
 
 
-def init_api(app: Flask) -> ConnectivityApi:
+def init_api(app: Flask, spec_plugins: Iterable[BasePlugin] = ()) -> ConnectivityApi:
+    """`spec_plugins`: apispec plugins of what the composition root plugs in (the sandbox's
+    documents its header on each operation)."""
     app.config.update(
         API_TITLE="Partner Connectivity Service",
         API_VERSION="v1",
@@ -150,7 +158,7 @@ def init_api(app: Flask) -> ConnectivityApi:
         "info": {"description": DESCRIPTION},
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}, {"signed": []}],
-        "extra_plugins": [SandboxScenarioPlugin()],
+        "extra_plugins": list(spec_plugins),
     })
     api.spec.components.security_scheme("bearer", {
         "type": "http", "scheme": "bearer", "description": "`<key_id>.<secret>`"})

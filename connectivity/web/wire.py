@@ -11,8 +11,9 @@ import uuid
 import structlog
 from flask import Response, current_app, g, request
 
-from connectivity.auth.access import policy_of
-from connectivity.web.errors import MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
+from connectivity.web.api import operation_id
+from connectivity.web.errors import (MalformedJson, PayloadTooLarge, UnsupportedMediaType,
+                                     ValidationFailed)
 
 REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}\Z")
 BODY_METHODS = {"POST", "PUT", "PATCH"}
@@ -51,12 +52,12 @@ def _no_constants(name: str):
 
 
 def parse_json_body() -> None:
-    """For the API's body-carrying routes: an absent body is left to the schema (its required
-    fields fail with 422), a present one must be JSON and well formed."""
+    """For the API's body-carrying operations: an absent body is left to the schema (its
+    required fields fail with 422), a present one must be JSON and well formed."""
     req = request._get_current_object()
     if req.routing_exception is not None or req.method not in BODY_METHODS:
         return
-    if policy_of(req.endpoint) is None:
+    if operation_id(current_app.view_functions.get(req.endpoint)) is None:
         return
     raw = req.get_data(cache=True)
     if not raw.strip():

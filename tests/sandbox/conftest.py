@@ -14,6 +14,14 @@ from tests.support.signing import bearer
 API = "/api/connectivity/v1"
 HEADER = "X-Sandbox-Scenario"
 
+# A production property mapped for acme.
+PRODUCTION = """{"properties": [{"code": "PRD1", "name": "Prod Hotel",
+  "environment": "production", "country": "ES", "timezone": "Europe/Madrid", "currency": "EUR",
+  "max_child_age": 10, "room_types": [{"code": "DBL", "name": "Double", "max_occupancy": 2}],
+  "rate_plans": []}],
+ "partners": [{"code": "acme", "name": "Acme Travel", "mappings": [
+  {"property": "PRD1", "hotel_code": "ACME-MAD", "room_types": {"DBL": "P-DBL"}}]}]}"""
+
 
 def stay(offset: int = 7, nights: int = 2, **fields) -> dict:
     check_in = dt.datetime.now(ZoneInfo("Europe/Lisbon")).date() + dt.timedelta(days=offset)
@@ -24,6 +32,11 @@ def stay(offset: int = 7, nights: int = 2, **fields) -> dict:
 def quote_body(**fields) -> dict:
     return {"hotel_code": "ACME-LIS", "room_type_code": "ACME-DBL", "rate_plan_code": "ACME-BAR",
             **stay(), "rooms": 1, "occupancy": [{"adults": 2}], **fields}
+
+
+def search_body(**fields):
+    return {"hotel_codes": ["ACME-LIS"], **stay(), "rooms": 1, "occupancy": [{"adults": 2}],
+            **fields}
 
 
 def booking_body(total, reference="SBX-1", **fields) -> dict:

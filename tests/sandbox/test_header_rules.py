@@ -8,9 +8,10 @@ import pytest
 
 from connectivity import API_PREFIX
 from connectivity.operator.catalog import load_catalog, parse_catalog
+from connectivity.web.forced_outcomes import EXTENSION as FORCED_OUTCOMES
 from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 
-from tests.sandbox.conftest import API, HEADER, scenario, stay
+from tests.sandbox.conftest import API, HEADER, PRODUCTION, scenario, search_body
 
 FAULTS = ["rate_limited", "service_unavailable", "internal_error"]
 # Contract 11.4's table, per operation; every other operation honours the faults.
@@ -26,19 +27,6 @@ HONOURED = {
     ("put", "/ari/restrictions"): [*FAULTS, "partially_applied", "delayed_apply"],
     ("get", "/ari/batches/{batchId}"): FAULTS,
 }
-
-PRODUCTION = """{"properties": [{"code": "PRD1", "name": "Prod Hotel",
-  "environment": "production", "country": "ES", "timezone": "Europe/Madrid", "currency": "EUR",
-  "max_child_age": 10, "room_types": [{"code": "DBL", "name": "Double", "max_occupancy": 2}],
-  "rate_plans": []}],
- "partners": [{"code": "acme", "name": "Acme Travel", "mappings": [
-  {"property": "PRD1", "hotel_code": "ACME-MAD", "room_types": {"DBL": "P-DBL"}}]}]}"""
-
-
-def search_body(**fields):
-    return {"hotel_codes": ["ACME-LIS"], **stay(), "rooms": 1, "occupancy": [{"adults": 2}],
-            **fields}
-
 
 @pytest.mark.parametrize("path", ["/mapping/hotels", "/mapping/hotels/ACME-LIS",
                                   "/bookings/NOT-THERE"])
@@ -130,12 +118,13 @@ def test_a_bad_body_and_a_bad_header_are_named_together(client, pull):
 
 
 def test_every_guarded_operation_but_ping_and_whoami_honours_the_faults(app):
+    scenarios = app.extensions[FORCED_OUTCOMES]
     checked = 0
     for rule in app.url_map.iter_rules():
         view = app.view_functions[rule.endpoint]
         if not rule.rule.startswith(API_PREFIX) or not hasattr(view, "access_policy"):
             continue
-        honoured = view.sandbox_scenarios
+        honoured = scenarios.honoured(rule.endpoint)
         if rule.rule in (f"{API_PREFIX}/ping", f"{API_PREFIX}/whoami"):
             assert honoured == (), rule.rule
         else:

@@ -1,0 +1,46 @@
+"""The process's services, as every route gets them: built once by the app factory (app.py),
+read by `services()`. The types of the layers above the web are named for the type checker only:
+the web layer never imports them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from flask import Flask, current_app
+
+if TYPE_CHECKING:
+    import redis
+
+    from connectivity.ari.queue import BatchQueue
+    from connectivity.auth.guards import Guards
+    from connectivity.availability.feed_cursor import CursorSigner
+    from connectivity.bookings.quote_token import QuoteTokens
+    from connectivity.settings import Settings
+    from connectivity.store.database import Database
+    from connectivity.store.replica import ReadTarget
+
+EXTENSION = "connectivity.services"
+
+
+@dataclass(frozen=True)
+class Services:
+    settings: Settings
+    # Everything that decides (quotes, bookings, reservations, the ARI push and its reads).
+    db: Database
+    # The reads that decide nothing: the replica while it keeps up, else `db` (replica.py).
+    reads: ReadTarget
+    redis: redis.Redis
+    guards: Guards
+    ari_queue: BatchQueue
+    feed_cursors: CursorSigner
+    quote_tokens: QuoteTokens
+
+
+def register(app: Flask, services: Services) -> None:
+    app.extensions[EXTENSION] = services
+
+
+def services() -> Services:
+    """The running app's services (in a request or app context)."""
+    return current_app.extensions[EXTENSION]
