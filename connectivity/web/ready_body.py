@@ -5,7 +5,7 @@ their tests hold them to, but dumping a 14-night rates answer through them (3,00
 each a schema-field call) cost a quarter of the endpoint's CPU. Their payloads are already in
 the schema's shape, with values of a few plain types, so the JSON encoder writes them as they
 are and asks `_json_value` only about what it does not know: an amount (the JSON number Money
-writes) and a date (ISO 8601). tests/web/test_ready_body.py holds each such answer equal,
+writes) and a date (ISO 8601). tests/availability/test_ready_body.py holds each such answer equal,
 as JSON text, to its schema's dump.
 """
 
