@@ -13,11 +13,12 @@ import datetime as dt
 import re
 from decimal import Decimal, InvalidOperation
 
+from connectivity.ari.limits import AVAILABILITY, MAX_ARI_ITEMS, STAY_NIGHTS
 from connectivity.web.fields import AMOUNT_TEXT, amount_problem
 from connectivity.web.validators import CURRENCY_CODES, PARTNER_CODE_RE
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
-_INTEGERS = {"availability": (0, 9999), "min_stay": (1, 365), "max_stay": (1, 365)}
+_INTEGERS = {"availability": AVAILABILITY, "min_stay": STAY_NIGHTS, "max_stay": STAY_NIGHTS}
 _AMOUNTS = ("rate", "single_rate", "extra_adult_rate", "extra_child_rate")
 _FLAGS = ("closed", "closed_to_arrival", "closed_to_departure")
 _CODES = ("room_type_code", "rate_plan_code")
@@ -27,7 +28,7 @@ FIELDS = frozenset({"date", "currency", *_INTEGERS, *_AMOUNTS, *_FLAGS, *_CODES}
 
 def quick_ari_items(items) -> list[dict] | None:
     """Every item loaded as AriItemSchema would, or None as soon as one is not plainly valid."""
-    if not isinstance(items, list) or not 1 <= len(items) <= 5000:
+    if not isinstance(items, list) or not 1 <= len(items) <= MAX_ARI_ITEMS:
         return None
     loaded = []
     for item in items:

@@ -11,11 +11,10 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from connectivity.web.fields import Amount, CurrencyCode, Day, Flag, Money, PartnerCode, PartnerCodeList
 from connectivity.web.validators import PARTNER_CODE_RE
+from connectivity.ari.limits import AVAILABILITY, MAX_ARI_ITEMS, MAX_RESTRICTION_ITEMS, STAY_NIGHTS
 from connectivity.ari.quick_items import quick_ari_items
 
-MAX_ARI_ITEMS = 5000
-MAX_RESTRICTION_ITEMS = 1000
-STAY_NIGHTS = validate.Range(1, 365)
+STAY_NIGHTS_RANGE = validate.Range(*STAY_NIGHTS)
 BATCH_STATUSES = ("queued", "processing", "applied", "partially_applied", "rejected", "failed")
 # The codes of a rejected row (contract section 8), with what each means.
 REJECTION_CODES = {
@@ -38,9 +37,9 @@ class RestrictionFields(Schema):
 
     closed = Flag(metadata={
         "description": "not sellable whatever the availability"})
-    min_stay = fields.Integer(strict=True, validate=STAY_NIGHTS, metadata={
+    min_stay = fields.Integer(strict=True, validate=STAY_NIGHTS_RANGE, metadata={
         "description": "nights, judged on the check-in date"})
-    max_stay = fields.Integer(strict=True, validate=STAY_NIGHTS, metadata={
+    max_stay = fields.Integer(strict=True, validate=STAY_NIGHTS_RANGE, metadata={
         "description": "nights, judged on the check-in date"})
     closed_to_arrival = Flag()
     closed_to_departure = Flag()
@@ -51,7 +50,7 @@ class AriItemSchema(RestrictionFields):
     rate_plan_code = PartnerCode(metadata={
         "description": "absent for an update of inventory (or room-type restrictions) only"})
     date = Day(required=True)
-    availability = fields.Integer(strict=True, validate=validate.Range(0, 9999), metadata={
+    availability = fields.Integer(strict=True, validate=validate.Range(*AVAILABILITY), metadata={
         "description": "rooms left to sell for the room type on this date"})
     rate = Amount(metadata={"description": "per night, per room, in the rate plan's currency"})
     currency = CurrencyCode(metadata={

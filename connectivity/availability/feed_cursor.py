@@ -37,7 +37,7 @@ ENVIRONMENTS = ("sandbox", "production")  # stored as its index
 
 class CursorExpired(ApiError):
     """410 (contract 11.3): pruned past, or not a cursor of ours; start again without one."""
-    status, code = 410, "cursor_expired"
+    code = "cursor_expired"
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ import datetime as dt
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from connectivity.mapping.schemas import BOARD_TYPES, CancellationPolicySchema
+from connectivity.mapping.schemas import CancellationPolicySchema
 from connectivity.pricing.sellability import REASONS
 from connectivity.web.fields import CountryCode, CurrencyCode, Day, Money, PartnerCode
+from connectivity.web.validators import ADULTS, BOARD_TYPES, CHILD_AGE, CHILDREN, ROOMS
 from connectivity.availability.changes import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from connectivity.availability.feed_cursor import MAX_CURSOR_LENGTH
 
@@ -44,11 +45,12 @@ def stay_date_errors(data: dict, *, arrival_may_be_past: bool = False) -> dict[s
 
 
 class OccupancySchema(Schema):
-    adults = fields.Integer(required=True, strict=True, validate=validate.Range(1, 20))
-    children = fields.Integer(strict=True, validate=validate.Range(0, 10), metadata={
+    adults = fields.Integer(required=True, strict=True, validate=validate.Range(*ADULTS))
+    children = fields.Integer(strict=True, validate=validate.Range(*CHILDREN), metadata={
         "description": "default 0"})
     child_ages = fields.List(
-        fields.Integer(strict=True, validate=validate.Range(0, 17)), validate=validate.Length(max=10),
+        fields.Integer(strict=True, validate=validate.Range(*CHILD_AGE)),
+        validate=validate.Length(max=CHILDREN[1]),
         metadata={"description": "exactly `children` entries when sent; a child older than the "
                                  "property's `max_child_age` is priced as an adult"})
 
@@ -66,9 +68,9 @@ class StaySchema(Schema):
     check_in = Day(required=True, metadata={"description": "today or later, property time"})
     check_out = Day(required=True, metadata={
         "description": f"after check_in; at most {MAX_NIGHTS} nights"})
-    rooms = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30))
+    rooms = fields.Integer(required=True, strict=True, validate=validate.Range(*ROOMS))
     occupancy = fields.List(fields.Nested(OccupancySchema), required=True,
-                            validate=validate.Length(min=1, max=30), metadata={
+                            validate=validate.Length(min=1, max=ROOMS[1]), metadata={
                                 "description": "one entry applied to every room, or exactly "
                                                "`rooms` entries (one per room)"})
     nationality = CountryCode()

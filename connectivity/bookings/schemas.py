@@ -23,11 +23,12 @@ from connectivity.web.fields import (
     Reference,
     Text,
 )
+from connectivity.web.validators import ADULTS, CHILDREN, ROOMS
 from connectivity.bookings.quote_token import MAX_TOKEN_LENGTH, TOKEN_PATTERN, TOKEN_RE
 
 ARRIVAL_TIME_RE = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]\Z")
-# 30 rooms of at most 20 adults and 10 children.
-MAX_GUESTS = 900
+# The most rooms, each with the most adults and children.
+MAX_GUESTS = ROOMS[1] * (ADULTS[1] + CHILDREN[1])
 
 
 class QuoteRequestSchema(StaySchema):
@@ -37,7 +38,7 @@ class QuoteRequestSchema(StaySchema):
 
 
 class GuestSchema(Schema):
-    room_number = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30),
+    room_number = fields.Integer(required=True, strict=True, validate=validate.Range(*ROOMS),
                                  metadata={"description": "1 to `rooms`"})
     first_name = Text(100, required=True)
     last_name = Text(100, required=True)
@@ -70,7 +71,7 @@ class BookingRequestSchema(Schema):
     rate_plan_code = PartnerCode(required=True)
     check_in = Day(required=True, metadata={"description": "today or later, property time"})
     check_out = Day(required=True, metadata={"description": "after check_in"})
-    rooms = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30))
+    rooms = fields.Integer(required=True, strict=True, validate=validate.Range(*ROOMS))
     guests = fields.List(fields.Nested(GuestSchema), required=True,
                          validate=validate.Length(min=1, max=MAX_GUESTS), metadata={
                              "description": "per room, keyed by `room_number`; every room "

@@ -1,9 +1,11 @@
 from marshmallow import Schema, fields
 
+from connectivity.web.validators import ENVIRONMENTS
+
 
 class PingSchema(Schema):
     pong = fields.Boolean(required=True)
-    environment = fields.String(required=True, metadata={"enum": ["sandbox", "production"]})
+    environment = fields.String(required=True, metadata={"enum": list(ENVIRONMENTS)})
     server_time = fields.DateTime(required=True, format="iso",
                                   metadata={"description": "compare with the client clock"})
 
@@ -16,7 +18,7 @@ class WhoamiPartnerSchema(Schema):
 class WhoamiKeySchema(Schema):
     key_id = fields.String(required=True)
     name = fields.String(required=True)
-    environment = fields.String(required=True, metadata={"enum": ["sandbox", "production"]})
+    environment = fields.String(required=True, metadata={"enum": list(ENVIRONMENTS)})
     requires_signature = fields.Boolean(required=True)
     expires_at = fields.DateTime(required=True, allow_none=True, format="iso")
     rate_limit_per_minute = fields.Integer(required=True)

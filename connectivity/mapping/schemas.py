@@ -1,6 +1,6 @@
 from marshmallow import Schema, fields
 
-BOARD_TYPES = ["RO", "BB", "HB", "FB", "AI"]
+from connectivity.web.validators import BOARD_TYPES
 
 
 class PenaltySchema(Schema):
@@ -49,7 +49,7 @@ class RatePlanOccupancySchema(Schema):
 class MappedRatePlanSchema(Schema):
     rate_plan_code = fields.String(required=True)
     name = fields.String(required=True)
-    board_type = fields.String(required=True, metadata={"enum": BOARD_TYPES})
+    board_type = fields.String(required=True, metadata={"enum": list(BOARD_TYPES)})
     currency = fields.String(required=True)
     room_type_codes = fields.List(fields.String(), required=True)
     occupancy = fields.Nested(RatePlanOccupancySchema, required=True)

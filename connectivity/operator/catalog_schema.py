@@ -8,7 +8,10 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from connectivity.web import validators
 
-BOARD_TYPES = ("RO", "BB", "HB", "FB", "AI")
+# The database's CHECK on every name: 1 to 200 characters.
+NAME = validate.Length(1, 200)
+# A room type's and a rate plan's most guests.
+MAX_OCCUPANCY = validate.Range(1, 50)
 
 
 def _unique(items, key, field_name):
@@ -44,21 +47,24 @@ class CancellationPolicySchema(Schema):
 
 class RoomTypeSchema(Schema):
     code = fields.String(required=True, validate=validators.internal_code)
-    name = fields.String(required=True, validate=validate.Length(1, 200))
-    max_occupancy = fields.Integer(required=True, strict=True, validate=validate.Range(1, 50))
+    name = fields.String(required=True, validate=NAME)
+    max_occupancy = fields.Integer(required=True, strict=True, validate=MAX_OCCUPANCY)
 
 
 class RatePlanSchema(Schema):
     code = fields.String(required=True, validate=validators.internal_code)
-    name = fields.String(required=True, validate=validate.Length(1, 200))
-    board_type = fields.String(required=True, validate=validate.OneOf(BOARD_TYPES))
+    name = fields.String(required=True, validate=NAME)
+    board_type = fields.String(required=True, validate=validate.OneOf(validators.BOARD_TYPES))
     currency = fields.String(required=True, validate=validators.currency_code)
     room_types = fields.List(fields.String(validate=validators.internal_code), required=True,
                              validate=validate.Length(min=1))
-    base_adults = fields.Integer(required=True, strict=True, validate=validate.Range(1, 20))
-    max_adults = fields.Integer(required=True, strict=True, validate=validate.Range(1, 20))
-    max_children = fields.Integer(required=True, strict=True, validate=validate.Range(0, 10))
-    max_occupancy = fields.Integer(required=True, strict=True, validate=validate.Range(1, 50))
+    base_adults = fields.Integer(required=True, strict=True,
+                                 validate=validate.Range(*validators.ADULTS))
+    max_adults = fields.Integer(required=True, strict=True,
+                                validate=validate.Range(*validators.ADULTS))
+    max_children = fields.Integer(required=True, strict=True,
+                                  validate=validate.Range(*validators.CHILDREN))
+    max_occupancy = fields.Integer(required=True, strict=True, validate=MAX_OCCUPANCY)
     allowed_nationalities = fields.List(fields.String(validate=validators.country_code),
                                         load_default=list)
     blocked_nationalities = fields.List(fields.String(validate=validators.country_code),
@@ -75,12 +81,13 @@ class RatePlanSchema(Schema):
 
 class PropertySchema(Schema):
     code = fields.String(required=True, validate=validators.internal_code)
-    name = fields.String(required=True, validate=validate.Length(1, 200))
-    environment = fields.String(required=True, validate=validate.OneOf(("sandbox", "production")))
+    name = fields.String(required=True, validate=NAME)
+    environment = fields.String(required=True, validate=validate.OneOf(validators.ENVIRONMENTS))
     country = fields.String(required=True, validate=validators.country_code)
     timezone = fields.String(required=True, validate=validators.timezone_name)
     currency = fields.String(required=True, validate=validators.currency_code)
-    max_child_age = fields.Integer(required=True, strict=True, validate=validate.Range(0, 17))
+    max_child_age = fields.Integer(required=True, strict=True,
+                                   validate=validate.Range(*validators.CHILD_AGE))
     room_types = fields.List(fields.Nested(RoomTypeSchema), load_default=list)
     rate_plans = fields.List(fields.Nested(RatePlanSchema), load_default=list)
 
@@ -113,7 +120,7 @@ class MappingSchema(Schema):
 
 class PartnerSchema(Schema):
     code = fields.String(required=True, validate=validators.internal_code)
-    name = fields.String(required=True, validate=validate.Length(1, 200))
+    name = fields.String(required=True, validate=NAME)
     mappings = fields.List(fields.Nested(MappingSchema), load_default=list)
 
     @validates_schema

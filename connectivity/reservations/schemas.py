@@ -19,10 +19,14 @@ from connectivity.web.fields import (
     Reference,
     Text,
 )
+from connectivity.web.validators import ADULTS, CHILD_AGE, CHILDREN, ROOMS
 
 STATUSES = ("confirmed", "cancelled", "modified")
-# 50 room lines of 30 rooms: the most rooms one reservation can hold.
-MAX_ROOMS_TOTAL = 50 * 30
+ROOM_LINES = (1, 50)
+# The most rooms one reservation can hold (every room line with the most rooms), and the most
+# guests (every one of those rooms with the most adults and children).
+MAX_ROOMS_TOTAL = ROOM_LINES[1] * ROOMS[1]
+MAX_GUESTS = MAX_ROOMS_TOTAL * (ADULTS[1] + CHILDREN[1])
 
 
 class NightlyRateSchema(Schema):
@@ -35,13 +39,13 @@ class PushedRoomSchema(Schema):
         "description": "an unmapped code is accepted, kept and flagged `unmapped_room_type`"})
     rate_plan_code = PartnerCode(metadata={
         "description": "an unmapped code is accepted, kept and flagged `unmapped_rate_plan`"})
-    quantity = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30))
-    adults = fields.Integer(required=True, strict=True, validate=validate.Range(1, 20),
+    quantity = fields.Integer(required=True, strict=True, validate=validate.Range(*ROOMS))
+    adults = fields.Integer(required=True, strict=True, validate=validate.Range(*ADULTS),
                             metadata={"description": "at least 1: a room with no adult is "
                                                      "rejected"})
-    children = fields.Integer(strict=True, validate=validate.Range(0, 10))
-    child_ages = fields.List(fields.Integer(strict=True, validate=validate.Range(0, 17)),
-                             validate=validate.Length(max=10))
+    children = fields.Integer(strict=True, validate=validate.Range(*CHILDREN))
+    child_ages = fields.List(fields.Integer(strict=True, validate=validate.Range(*CHILD_AGE)),
+                             validate=validate.Length(max=CHILDREN[1]))
     nightly_rates = fields.List(fields.Nested(NightlyRateSchema), validate=validate.Length(
         max=MAX_NIGHTS), metadata={"description": "per room unit, one entry per night of the "
                                                   "stay; without it the total is unverified"})
@@ -72,9 +76,9 @@ class ReservationRequestSchema(Schema):
     check_out = Day(required=True, metadata={
         "description": f"after check_in; at most {MAX_NIGHTS} nights"})
     rooms = fields.List(fields.Nested(PushedRoomSchema), required=True,
-                        validate=validate.Length(1, 50))
+                        validate=validate.Length(*ROOM_LINES))
     guests = fields.List(fields.Nested(ReservationGuestSchema), required=True,
-                         validate=validate.Length(1, MAX_ROOMS_TOTAL * 30))
+                         validate=validate.Length(1, MAX_GUESTS))
     contact = fields.Nested(ReservationContactSchema)
     sell_amount = Amount(metadata={"description": "what the guest paid the channel; needs "
                                                   "`sell_currency`"})
@@ -128,9 +132,9 @@ class ReservationCancelRequestSchema(Schema):
 
 class ModifiedRoomSchema(Schema):
     room_type_code = PartnerCode(required=True)
-    quantity = fields.Integer(required=True, strict=True, validate=validate.Range(1, 30))
-    adults = fields.Integer(required=True, strict=True, validate=validate.Range(1, 20))
-    children = fields.Integer(strict=True, validate=validate.Range(0, 10))
+    quantity = fields.Integer(required=True, strict=True, validate=validate.Range(*ROOMS))
+    adults = fields.Integer(required=True, strict=True, validate=validate.Range(*ADULTS))
+    children = fields.Integer(strict=True, validate=validate.Range(*CHILDREN))
 
 
 class ModifyRequestSchema(Schema):
@@ -141,7 +145,7 @@ class ModifyRequestSchema(Schema):
     check_out = Day(required=True, metadata={
         "description": f"after check_in; at most {MAX_NIGHTS} nights"})
     rooms = fields.List(fields.Nested(ModifiedRoomSchema), required=True,
-                        validate=validate.Length(1, 50))
+                        validate=validate.Length(*ROOM_LINES))
     net_amount = Amount(required=True)
     net_currency = CurrencyCode(required=True)
     modified_at = Day()

@@ -35,7 +35,7 @@ FAULTS = ("rate_limited", "service_unavailable", "internal_error")
 
 
 class SandboxOnly(ApiError):
-    status, code = 403, "sandbox_only"
+    code = "sandbox_only"
 
 
 def _forced_fault(value: str) -> ApiError:

@@ -21,21 +21,17 @@ from connectivity.web.fields import register_code_lists
 from connectivity import API_PREFIX
 from connectivity.store.faults import unreachable
 from connectivity.web import forced_outcomes
+from connectivity.web.catalogue import CATALOGUE, api_section
 from connectivity.web.envelope import ErrorEnvelopeSchema, error_response
+from connectivity.web.error_responses import register_error_responses
 from connectivity.web.errors import ApiError, flatten_messages
 
 log = structlog.get_logger("connectivity.errors")
 
-# Werkzeug/webargs statuses -> the contract's code and a message a partner can act on.
-HTTP_CODES = {
-    400: ("malformed_json", "the body is not well-formed JSON"),
-    404: ("not_found", "no such resource"),
-    405: ("method_not_allowed", "this method is not allowed on this path"),
-    413: ("payload_too_large", "the body is larger than the service accepts"),
-    415: ("unsupported_media_type", "request bodies must be sent as application/json"),
-    422: ("validation_failed", "the request is invalid"),
-    501: ("not_implemented", "not implemented yet"),
-}
+# Werkzeug/webargs statuses -> the catalogue's code and a message a partner can act on; any
+# other status the framework raises is answered with 500's.
+HTTP_CODES = {entry.status: (entry.code, entry.framework_message)
+              for entry in CATALOGUE if entry.framework_message is not None}
 
 DESCRIPTION = """\
 The REST API through which channel managers and resellers connect to the hotel-distribution
@@ -123,7 +119,7 @@ class ConnectivityApi(Api):
     ERROR_SCHEMA = ErrorEnvelopeSchema
 
     def handle_http_exception(self, error: HTTPException):
-        code, message = HTTP_CODES.get(error.code or 500, ("internal_error", "internal error"))
+        code, message = HTTP_CODES.get(error.code or 500, HTTP_CODES[500])
         details = None
         data = getattr(error, "data", None) or {}
         if error.code == 422 and "messages" in data:
@@ -154,8 +150,9 @@ def init_api(app: Flask, spec_plugins: Iterable[BasePlugin] = ()) -> Connectivit
         OPENAPI_JSON_PATH="openapi.json",
         # The docs page is connectivity/web/docs_page (it signs "Try it out" requests).
     )
+    max_body_bytes = app.config["MAX_CONTENT_LENGTH"]
     api = ConnectivityApi(app, spec_kwargs={
-        "info": {"description": DESCRIPTION},
+        "info": {"description": DESCRIPTION + "\n" + api_section(max_body_bytes)},
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}, {"signed": []}],
         "extra_plugins": list(spec_plugins),
@@ -166,6 +163,7 @@ def init_api(app: Flask, spec_plugins: Iterable[BasePlugin] = ()) -> Connectivit
         "type": "apiKey", "in": "header", "name": "X-Api-Key-Id",
         "description": "with X-Timestamp, X-Nonce and X-Signature (see the description)"})
     register_code_lists(api.spec)
+    register_error_responses(api.spec, max_body_bytes)
     _register_error_handlers(app)
     return api
 

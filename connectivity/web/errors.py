@@ -1,14 +1,23 @@
 """One error path: every failure becomes an ApiError with a code from the contract's catalogue
-and is answered in the one envelope."""
+(web/catalogue.py) and is answered in the one envelope."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from connectivity.web.catalogue import status_of
+
 
 class ApiError(Exception):
-    status = 500
+    """A subclass names its `code`; its `status` is the code's in the catalogue."""
+
     code = "internal_error"
+    status = status_of(code)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "code" in vars(cls):
+            cls.status = status_of(cls.code)
 
     def __init__(self, message: str, *, details: dict[str, Any] | None = None,
                  headers: dict[str, str] | None = None, status: int | None = None,
@@ -24,11 +33,12 @@ class ApiError(Exception):
 
 
 class MalformedJson(ApiError):
-    status, code = 400, "malformed_json"
+    code = "malformed_json"
 
 
 class Unauthorized(ApiError):
-    """A 401; `code` is one of the contract's section 2 codes."""
+    """A 401; `code` is one of the catalogue's 401 codes (contract section 2; a test holds every
+    raise to that)."""
 
     status = 401
 
@@ -38,20 +48,20 @@ class Unauthorized(ApiError):
 
 
 class InsufficientScope(ApiError):
-    status, code = 403, "insufficient_scope"
+    code = "insufficient_scope"
 
 
 class NoMappedProperties(ApiError):
-    status, code = 403, "no_mapped_properties"
+    code = "no_mapped_properties"
 
 
 class NotFound(ApiError):
-    status, code = 404, "not_found"
+    code = "not_found"
 
 
 class Conflict(ApiError):
-    """A 409; `code` is one of sold_out, not_sellable, price_mismatch, quote_expired,
-    quote_mismatch, penalty_exceeds_expectation."""
+    """A 409, a business conflict; `code` is one of the catalogue's 409 codes (a test holds
+    every raise to that)."""
 
     status = 409
 
@@ -60,15 +70,15 @@ class Conflict(ApiError):
 
 
 class PayloadTooLarge(ApiError):
-    status, code = 413, "payload_too_large"
+    code = "payload_too_large"
 
 
 class UnsupportedMediaType(ApiError):
-    status, code = 415, "unsupported_media_type"
+    code = "unsupported_media_type"
 
 
 class ValidationFailed(ApiError):
-    status, code = 422, "validation_failed"
+    code = "validation_failed"
 
     def __init__(self, fields: dict[str, list[str]], message: str | None = None):
         paths = ", ".join(sorted(fields))
@@ -78,26 +88,20 @@ class ValidationFailed(ApiError):
 
 class CurrencyNotSupported(ApiError):
     """422: no FX rate converts the prices into the requested currency (contract section 8)."""
-    status, code = 422, "currency_not_supported"
+    code = "currency_not_supported"
 
 
 class InvalidQuoteToken(ApiError):
     """422: a quote token this service did not sign, or one altered since (contract section 6)."""
-    status, code = 422, "invalid_quote_token"
+    code = "invalid_quote_token"
 
 
 class RateLimited(ApiError):
-    status, code = 429, "rate_limited"
-
-
-class NotImplementedYet(ApiError):
-    """501 (contract catalogue). Every specified operation is built, so nothing raises it
-    today; kept so the catalogue stays whole (api.py maps Werkzeug's own 501 to the same code)."""
-    status, code = 501, "not_implemented"
+    code = "rate_limited"
 
 
 class ServiceUnavailable(ApiError):
-    status, code = 503, "service_unavailable"
+    code = "service_unavailable"
 
     def __init__(self, message: str, retry_after: int = 5, **kwargs):
         super().__init__(message, **kwargs)

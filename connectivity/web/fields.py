@@ -147,13 +147,15 @@ def _described(rule: dict, kwargs: dict) -> dict:
 def PartnerCode(**kwargs) -> fields.String:
     """A partner's own hotel, room type or rate plan code."""
     return fields.String(validate=validators.partner_code, **_described(
-        {"pattern": validators.PARTNER_CODE_PATTERN, "minLength": 1, "maxLength": 120}, kwargs))
+        {"pattern": validators.PARTNER_CODE_PATTERN, "minLength": 1,
+         "maxLength": validators.PARTNER_CODE_MAX_LENGTH}, kwargs))
 
 
 def Reference(**kwargs) -> fields.String:
     """A booking's or pushed reservation's partner_reference."""
     return fields.String(validate=validators.reference, **_described(
-        {"pattern": validators.REFERENCE_PATTERN, "minLength": 1, "maxLength": 120}, kwargs))
+        {"pattern": validators.REFERENCE_PATTERN, "minLength": 1,
+         "maxLength": validators.REFERENCE_MAX_LENGTH}, kwargs))
 
 
 # The code lists, each one named schema of the description that the fields refer to (a client
@@ -200,7 +202,7 @@ class PartnerCodeList(fields.Field):
     def __init__(self, max_count: int, **kwargs):
         self.max_count = max_count
         # The description's pattern: the partner-code rule without commas, 1 to max_count times.
-        code = validators.PARTNER_CODE_CHARACTER.replace("[^", "[^,") + "{1,120}"
+        code = validators.PARTNER_CODE.replace("[^", "[^,", 1)
         kwargs["metadata"] = {"type": "string", "example": "ACME-DBL,ACME-SGL",
                               "pattern": f"^{code}(,{code}){{0,{max_count - 1}}}$",
                               **kwargs.get("metadata", {})}
@@ -214,6 +216,7 @@ class PartnerCodeList(fields.Field):
             raise ValidationError(f"must name at most {self.max_count} codes")
         bad = [code for code in codes if not validators.PARTNER_CODE_RE.match(code)]
         if bad:
-            raise ValidationError("each code must be 1-120 characters, without '/' or control "
-                                  "characters (an empty code between commas is one)")
+            raise ValidationError(f"each code must be 1-{validators.PARTNER_CODE_MAX_LENGTH} "
+                                  "characters, without '/' or control characters (an empty code "
+                                  "between commas is one)")
         return codes
