@@ -7,16 +7,16 @@ from flask import Flask
 from werkzeug.routing import BaseConverter
 
 from connectivity.web.validators import (
-    PARTNER_CODE_CHARACTER,
+    PARTNER_CODE,
     PARTNER_CODE_PATTERN,
-    REFERENCE_CHARACTER,
+    REFERENCE,
     REFERENCE_PATTERN,
 )
 
 
 class ReferenceConverter(BaseConverter):
-    """A booking's or reservation's partner_reference: [A-Za-z0-9._-]{1,120}."""
-    regex = REFERENCE_CHARACTER + "{1,120}"
+    """A booking's or reservation's partner_reference (validators.REFERENCE)."""
+    regex = REFERENCE
     pattern = REFERENCE_PATTERN
 
 
@@ -28,7 +28,7 @@ class BatchIdConverter(BaseConverter):
 class HotelCodeConverter(BaseConverter):
     """A partner's hotel code, by the one partner-code rule (validators.py): the catalogue maps
     no other."""
-    regex = PARTNER_CODE_CHARACTER + "{1,120}"
+    regex = PARTNER_CODE
     pattern = PARTNER_CODE_PATTERN
 
 

@@ -12,6 +12,7 @@ from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KeyStateNotAnnounced
 from connectivity.auth.scopes import PRESETS, SCOPES
 from connectivity.operator.commands.context import database, settings
+from connectivity.web.validators import ENVIRONMENTS
 from connectivity.operator.keys import (DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key,
                                         list_keys, revoke_key)
 
@@ -31,7 +32,7 @@ def _timestamp(_ctx, _param, value):
 @group.command("issue")
 @click.option("--partner", "partner_code", required=True)
 @click.option("--name", required=True)
-@click.option("--environment", required=True, type=click.Choice(["sandbox", "production"]))
+@click.option("--environment", required=True, type=click.Choice(ENVIRONMENTS))
 @click.option("--preset", required=True, type=click.Choice(list(PRESETS)))
 @click.option("--scope", "extra_scopes", multiple=True, type=click.Choice(SCOPES),
               help="Adds to the preset's scopes; repeatable.")
