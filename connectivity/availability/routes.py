@@ -63,7 +63,7 @@ _CHANGES_EXAMPLE = {"success": True, "request_id": "5f0c1d2e3a4b4c5d", "data": {
                  "rate_plan_code": "ACME-BAR", "from_date": "2027-01-01",
                  "to_date": "2027-01-31", "kinds": ["rate"],
                  "changed_at": "2026-11-24T15:04:05.123456+00:00"}],
-    "next_cursor": "WzEsInNhbmRib3giLDc0MSwwXQ.2Q7bX3YpYt5cO0dJ1l0zJv9m0oA", "has_more": False}}
+    "next_cursor": "AQAA5QWAKA.ksN2Hk9U1zks3l6RGFEJbjKQqjPyGckCCd-LIxPkx2I", "has_more": False}}
 
 
 @blp.route("/availability/changes", methods=["GET"])
