@@ -1,5 +1,6 @@
-"""ARI at channel-manager volume (issue 18): a stream of small `PUT /ari` batches from 8 clients,
-and whether the Procfile's worker keeps up with what the web accepts.
+"""ARI at channel-manager volume (docs/benchmarks.md, "ARI at channel-manager volume"): a stream
+of small `PUT /ari` batches from 8 clients, and whether the Procfile's worker keeps up with what
+the web accepts.
 
 Channel managers send deltas: a rate here, an availability there, a few per property a minute
 across many properties. So batch i goes to hotel i mod 1,000 (consecutive batches to different

@@ -1,7 +1,8 @@
-"""Scenarios of issue 14, ARI partners can see: the read-back (GET /ari), the dry run of a
-5,000-item push, a 500-change page of the change feed, the feed's latency from a commit to the
-change being served, and switches that turn the feed's triggers off and on, so that `ari-apply`
-and `book` can be measured with and without the feed on the same data:
+"""Scenarios of what ARI partners can see (docs/benchmarks.md, "ARI push, read-back, dry run,
+change feed"): the read-back (GET /ari), the dry run of a 5,000-item push, a 500-change page of
+the change feed, the feed's latency from a commit to the change being served, and switches that
+turn the feed's triggers off and on, so that `ari-apply` and `book` can be measured with and
+without the feed on the same data:
 
     make bench SCENARIOS="feed-off ari-apply book" LABEL=feed-off
     make bench SCENARIOS="feed-on ari-apply book" LABEL=feed-on

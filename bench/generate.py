@@ -123,8 +123,8 @@ def _load_catalog(database_url: str, spec: Spec) -> None:
     catalog = parse_catalog(catalog_json(spec))
     with psycopg.connect(database_url, row_factory=dict_row) as conn:
         load_catalog(conn, catalog)
-        # Minor units per currency. `catalog load` fills this table once the loader learns to;
-        # until then the bench writes the rows itself, leaving any existing row alone.
+        # Minor units per currency, where the schema has such a table: `catalog load` does not
+        # fill it, so the bench writes the rows itself, leaving any existing row alone.
         if conn.execute("SELECT to_regclass('currencies') IS NOT NULL AS present").fetchone()["present"]:
             codes = sorted({p["currency"] for p in catalog["properties"]}
                            | {c for r in catalog["fx_rates"] for c in (r["base"], r["quote"])})

@@ -1,7 +1,8 @@
-"""What the X-Sandbox-Scenario check adds to every guarded request (issue 15), in-process: a
-no-op view called alone and behind `web.forced_outcomes.forcible`, in a request without the header
-(every production request), best of five runs of 200,000 calls. No server, no database: the app
-is built only for its request context.
+"""What the X-Sandbox-Scenario check adds to every guarded request (docs/benchmarks.md, "The
+sandbox scenario check"), in-process: a no-op view called alone and behind
+`web.forced_outcomes.forcible`, in a request without the header (every production request), best
+of five runs of 200,000 calls. No server, no database: the app is built only for its request
+context.
 
     .venv/bin/python -m bench.sandbox_check
 """

@@ -16,8 +16,8 @@ def _unserializable(value) -> str:
     return to_log() if to_log is not None else repr(value)
 
 
-# One encoder for every line: `json.dumps(..., default=...)` builds a new JSONEncoder per call
-# (a microsecond of each request's log line); the text it writes is the same.
+# One encoder for every line: `json.dumps(..., default=...)` builds a new JSONEncoder per call,
+# a cost paid on every request's log line; the text it writes is the same.
 _ENCODER = json.JSONEncoder(default=_unserializable)
 
 

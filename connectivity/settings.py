@@ -32,8 +32,8 @@ class Settings:
     # None: as many as asked for.
     redis_pool_size: int | None = None
     # What PostgreSQL lets one statement run, and one transaction sit idle, before it cuts them
-    # off (db.session_options). A web request's statements take milliseconds; a worker's batch
-    # apply of 5,000 items a few hundred, so it gets more room before a stuck lock ends it.
+    # off (db.session_options). A web request's statements are short; a worker's apply of a
+    # 5,000-item batch runs far longer, so it gets more room before a stuck lock ends it.
     db_statement_timeout_seconds: float = 15.0
     worker_statement_timeout_seconds: float = 120.0
     db_idle_in_transaction_timeout_seconds: float = 30.0

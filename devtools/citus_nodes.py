@@ -75,7 +75,7 @@ def node_settings(port: int, *, durable: bool) -> str:
         "citus.enable_unsafe_triggers = on",
         # the service turns JIT off on its own connections (connectivity/store/database.py), but the
         # coordinator's connections to the workers run with the workers' settings: with JIT on,
-        # each shard task of a 200-hotel search compiled its statement, 8.9 s against 147 ms
+        # each shard task of a search compiles its statement, at many times the search's cost
         "jit = off",
         f"listen_addresses = '{HOST}'",
         f"port = {port}",
@@ -138,7 +138,7 @@ class Node:
             shutil.chown(settings, self.user)
         conf = self.pgdata / "postgresql.conf"
         include = f"include '{SETTINGS_FILE}'"
-        if include not in conf.read_text():  # data made before the settings had a file
+        if include not in conf.read_text():  # data whose postgresql.conf lacks the include
             with open(conf, "a") as f:
                 f.write(f"\n{include}\n")
         run_quietly([PG_BIN / "pg_ctl", "-D", self.pgdata, "-l", self.log, "-w", "-t", "60", "start"],

@@ -7,12 +7,12 @@ is always rolled back. The upserts write into temporary copies of the rows the b
 which stand in for the day tables under the same names (sql/queries/ari/dry_run.sql,
 shadow_day_tables): the rejection rules and the newer-wins rule run as the worker's own SQL,
 while the day tables are neither written nor locked, and their change-log triggers, foreign-key
-checks and index upkeep (100 ms of a 5,000-item dry run) are not paid for. The dry run's batch
-is the newest accepted, so it is compared with the values applied at the time of the call
-(queued batches are not taken into account, as the contract says). Its batch takes the hotel's
-next acceptance number (property_counters) and the rollback gives it back; the counter's row
-stays locked meanwhile, so the hotel's real pushes wait for the dry run to end, as they would
-for another push."""
+checks and index upkeep, which make a write into those large tables slow, are not paid for. The
+dry run's batch is the newest accepted, so it is compared with the values applied at the time of
+the call (queued batches are not taken into account, as the contract says). Its batch takes the
+hotel's next acceptance number (property_counters) and the rollback gives it back; the counter's
+row stays locked meanwhile, so the hotel's real pushes wait for the dry run to end, as they
+would for another push."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from connectivity.ari.batches import store_batch
 
 def dry_run_batch(db: Database, caller: Caller, kind: str, request: dict) -> str:
     """The answer's `data`, as JSON text (the changes written by PostgreSQL: a 5,000-item push
-    can change 20,000 fields, which cost Python about 150 ms to build and encode)."""
+    can change 20,000 fields, which Python builds and encodes far more slowly than PostgreSQL)."""
     return db.run(_dry_run, caller, kind, request)
 
 

@@ -51,7 +51,7 @@ def apply_ari_batch(batch_id: str, property_id: int | None = None) -> dict | Non
     taken off the queue as soon as the group is claimed, before it commits: a second worker
     would otherwise spend its time on them. Should the group fail, they are put back (a worker
     killed meanwhile leaves them to recovery, 60-90 s). `property_id`: the batch's hotel, which
-    jobs carry (one enqueued without it, by an earlier version, is looked up)."""
+    jobs carry; a job without it (enqueued by an older release) has it looked up."""
     global _in_hand
     job = get_current_job()
     batch_queue = (BatchQueue(job.connection, redis_prefix_of(job.origin))

@@ -84,10 +84,11 @@ class BatchQueue:
     def drop_waiting(self, batch_ids: list[str]) -> list[str]:
         """Take the jobs of batches another job's group is applying off the queue (those still
         waiting there; returned): each would only find its batch finished, at RQ's cost of a job
-        (~2-4 ms of a worker's time, more than applying a one-item batch in a group), and a
-        second worker would take them first. Two round trips whatever their number. A job a
-        worker has already taken is not in the queue and is left alone (it finds its batch
-        taken). Nothing is dropped when Redis cannot be reached: the jobs then run for nothing."""
+        (Redis bookkeeping, heartbeat, result, log lines: more than applying a one-item batch in
+        a group), and a second worker would take them first. Two round trips whatever their
+        number. A job a worker has already taken is not in the queue and is left alone (it finds
+        its batch taken). Nothing is dropped when Redis cannot be reached: the jobs then run for
+        nothing."""
         if not batch_ids:
             return []
         try:

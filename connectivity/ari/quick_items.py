@@ -1,11 +1,12 @@
 """A fast first reading of PUT /ari's items, for the common case where all of them are valid.
 
-marshmallow spends about 40 us on each item (217 ms for 5,000 on this machine), most of a
-5,000-item push's time. This reads an item in a few microseconds, and only ever says "plainly
-valid, loaded like this" or "not sure": at the first item it is not sure of, the request goes
-through AriItemSchema as usual, which stays the one judge of what is invalid and the one source
-of every error message and of the OpenAPI description. A property test holds the two to one
-answer: what this accepts, the schema accepts and loads the same way."""
+Reading each item through marshmallow is most of a 5,000-item push's time
+(docs/benchmarks-history.md, "ARI push: acceptance and apply"). This reads an item at a small
+fraction of that cost, and only ever says "plainly valid, loaded like this" or "not sure": at the
+first item it is not sure of, the request goes through AriItemSchema as usual, which stays the
+one judge of what is invalid and the one source of every error message and of the OpenAPI
+description. A property test holds the two to one answer: what this accepts, the schema accepts
+and loads the same way."""
 
 from __future__ import annotations
 

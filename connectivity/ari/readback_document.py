@@ -3,10 +3,10 @@ sql/queries/ari/readback.sql: every date of the range for every level listed, `n
 row is, the rooms sold, and `set_by` from each value's acceptance order. Pure: no Flask, no
 psycopg.
 
-Written with orjson, which encodes the 14,640 day objects of a year of 10 room types x 3 rate
-plans in 3 ms; building the dicts is the rest (about 12 ms). Amounts arrive as PostgreSQL's
-exact decimal text and go into the JSON as they are (orjson.Fragment): 120.50 stays 120.50,
-never the float nearest to it. Dates are written by orjson as YYYY-MM-DD."""
+Written with orjson, whose encoding of a hotel-year's day objects is the small part of the work:
+building the dicts costs more (docs/benchmarks-history.md, "Read-back and dry run"). Amounts
+arrive as PostgreSQL's exact decimal text and go into the JSON as they are (orjson.Fragment):
+120.50 stays 120.50, never the float nearest to it. Dates are written by orjson as YYYY-MM-DD."""
 
 from __future__ import annotations
 
@@ -32,9 +32,8 @@ def without_cycle_collection() -> Iterator[None]:
     """The cyclic garbage collector held off while a hotel-year's rows and day dicts are made:
     they hold no reference cycles (refcounting frees them), but some 30,000 new tuples and dicts
     set the collector off dozens of times, and its older generations walk the web process's
-    whole heap: 7 of 28 ms of CPU per read-back, measured with the app loaded. Process-wide,
-    so threads overlapping here may keep it off a little longer; it is switched back on by
-    whichever started from on."""
+    whole heap, a large share of a read-back's CPU. Process-wide, so threads overlapping here
+    may keep it off a little longer; it is switched back on by whichever started from on."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

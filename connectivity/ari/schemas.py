@@ -88,8 +88,8 @@ class AriRequestSchema(Schema):
                                            "split larger pushes)"})
 
     def load(self, data, *, many=None, partial=None, unknown=None):
-        # A request whose every item is plainly valid is read by quick_items, in a tenth of the
-        # time; anything else is read (and judged) by the schema.
+        # A request whose every item is plainly valid is read by quick_items, much faster;
+        # anything else is read (and judged) by the schema.
         if not many and not partial and isinstance(data, dict) and data.keys() == {
                 "hotel_code", "items"}:
             hotel_code = data["hotel_code"]

@@ -9,10 +9,10 @@ environment of the key that received it; any other key presenting it gets 410 cu
 as for a cursor that is not ours at all (contract 11.3: "unknown").
 
 The payload is packed (v3): the numbers as unsigned LEB128 varints, in base64url. The contract
-bounds a cursor at 200 characters and a Citus cluster gives a position per node: as JSON (v2)
-three positions took about 150 characters, so a fourth worker would have made cursors the feed
-itself refuses; packed, a position with realistic values (transaction ids below 2^35, change
-ids below 2^42) takes 16 characters, nine of them fit (tests/availability/test_feed_cursor.py)."""
+bounds a cursor at 200 characters and a Citus cluster gives a position per node: as JSON, the
+positions of a cluster of a few workers would make cursors the feed itself refuses; packed, a
+position with realistic values (transaction ids below 2^35, change ids below 2^42) takes 16
+characters, so nine of them fit (tests/availability/test_feed_cursor.py)."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ from itsdangerous import BadData, Signer, URLSafeSerializer
 from connectivity.web.errors import ApiError
 
 # Bump the version when the payload changes: older cursors then fail as unknown, never misread.
-# v2 (JSON, the same fields) and v1 (one position, read as origin 0's: the only origin before
-# Citus) are still read: partners hold them between polls.
+# v2 (JSON, the same fields) and v1 (one position, read as origin 0's, plain PostgreSQL's only
+# origin) are read too: partners may hold them between polls.
 SALT = "pcs.change-feed-cursor.v3"
 _SALT_V2 = "pcs.change-feed-cursor.v2"
 _SALT_V1 = "pcs.change-feed-cursor.v1"

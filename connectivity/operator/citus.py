@@ -20,8 +20,8 @@ from connectivity.store import sharding
 from connectivity.store.database import unpooled_connection
 from connectivity.store.queries import queries
 
-# Tests want few shards: a TRUNCATE of a distributed table takes about 2 s with Citus's
-# default of 32, 0.37 s with 4 (../shared/citus/README.md).
+# Citus's own default. Tests use fewer: a TRUNCATE of a distributed table takes longer the more
+# shards it has (docs/operations.md 6.4).
 DEFAULT_SHARD_COUNT = 32
 
 

@@ -28,10 +28,11 @@ def take_inventory(conn, reservation_id: int, version: int, property_id: int,
     if not wanted:
         return []
     # Locked by a statement of its own first: within take_inventory's single statement, the
-    # value its FOR UPDATE read and the row its UPDATE changed could differ when another
-    # transaction (a booking, a release) committed in between, and the subtraction went below
-    # zero (a 500 from the CHECK, found by `make soak`). Once locked here, the next statement's
-    # snapshot sees the latest committed values and nothing else can change them.
+    # value its FOR UPDATE read and the row its UPDATE changes can differ when another
+    # transaction (a booking, a release) commits in between, and the subtraction would go below
+    # zero (a 500 from the CHECK; tests/reservations/test_take_race.py reproduces the race).
+    # Once locked here, the next statement's snapshot sees the latest committed values and
+    # nothing else can change them.
     lock_nights(conn, reservation_id, property_id, wanted)
     rooms = Counter()
     for want in wanted:

@@ -21,10 +21,11 @@ CITUS_NODE_UNREACHABLE = (
     "could not establish any connections to the node",
     "connection to the remote node",
     "could not connect to node",
-    # A worker lost while it committed (seen in the stopped-worker test, tests/system/citus). Citus
-    # raises it too for a deferred constraint failing at commit; this schema defers none (0011
-    # dropped the one deferred key), so here it means a node gone at the commit. The outcome on
-    # that node is then unknown: a retry of the same reference is answered as a replay.
+    # A worker lost while it commits (the stopped-worker test in tests/system/citus can meet it).
+    # Citus raises it too for a deferred constraint failing at commit; this schema defers none
+    # (sql/migrations/0011 drops the one deferred key), so here it means a node gone at the
+    # commit. The outcome on that node is then unknown: a retry of the same reference is
+    # answered as a replay.
     "could not commit transaction for shard",
 )
 

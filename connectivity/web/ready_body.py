@@ -2,11 +2,12 @@
 
 The result schemas of search and rates stay what describes those answers (OpenAPI) and what
 their tests hold them to, but dumping a 14-night rates answer through them (3,000-odd fields,
-each a schema-field call) cost a quarter of the endpoint's CPU. Their payloads are already in
-the schema's shape, with values of a few plain types, so the JSON encoder writes them as they
-are and asks `_json_value` only about what it does not know: an amount (the JSON number Money
-writes) and a date (ISO 8601). tests/availability/test_ready_body.py holds each such answer equal,
-as JSON text, to its schema's dump.
+each a schema-field call) is a large share of the endpoint's CPU (docs/benchmarks-history.md,
+"The search statement"). Their payloads are already in the schema's shape, with values of a few
+plain types, so the JSON encoder writes them as they are and asks `_json_value` only about what
+it does not know: an amount (the JSON number Money writes) and a date (ISO 8601).
+tests/availability/test_ready_body.py holds each such answer equal, as JSON text, to its
+schema's dump.
 """
 
 from __future__ import annotations
