@@ -128,7 +128,8 @@ def session_options(statement_timeout_seconds: float | None,
     string: no round trip per connection or per transaction.
 
     No JIT: our statements are short and planned with cost estimates that can cross
-    jit_above_cost; compiling the search statement took 1.6 s for 30 ms of work. The timeouts
+    jit_above_cost; compiling a statement such as the search can cost many times its run
+    (docs/benchmarks-history.md, "The search statement"). The timeouts
     bound what one request or job can hold: a statement stuck behind a lock, or a transaction
     left open by a stalled process, is cut off by PostgreSQL instead of holding its locks and
     its connection (the caller gets an OperationalError: a 503 on the web, a retry in the
