@@ -10,7 +10,7 @@ outcome. The jobs of the other batches of the group then find them finished and 
 
 Guarantees, all from PostgreSQL:
 - acceptance order per hotel: a transaction applies a hotel's batches only while it holds the
-  hotel's advisory lock (batches.sql try_lock_hotels, lock_hotel), and always takes the
+  hotel's advisory lock (claim_group.sql try_lock_hotels, lock_hotel), and always takes the
   hotel's oldest unfinished batches;
 - exactly once: a batch is claimed only while unfinished, under its row lock, and finished in
   the same transaction; a run killed midway leaves nothing behind (PostgreSQL rolls it back) and

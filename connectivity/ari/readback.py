@@ -19,7 +19,7 @@ from psycopg.rows import tuple_row
 
 from connectivity.auth.authenticate import Caller
 from connectivity.store.database import Database
-from connectivity.web.errors import NotFound
+from connectivity.mapping.hotel_code import mapped_hotel
 from connectivity.store.queries import queries
 from connectivity.ari.readback_document import named_batch_seqs, readback_document, without_cycle_collection
 
@@ -43,10 +43,7 @@ def read_back(db: Database, caller: Caller, request: dict[str, Any]) -> bytes:
 def _read_rows(conn, caller: Caller, request: dict[str, Any]) -> dict[str, Any]:
     q = queries().ari
     first, last = request["from_date"], request["to_date"]
-    hotel = q.find_mapped_hotel(conn, partner_id=caller.partner_id,
-                                environment=caller.environment, hotel_code=request["hotel_code"])
-    if hotel is None:
-        raise NotFound(f"hotel {request['hotel_code']!r} is not mapped for this partner")
+    hotel = mapped_hotel(conn, caller, request["hotel_code"])
     days = {"property_id": hotel["property_id"], "first_date": first, "last_date": last}
     room_rows = _rows(conn, q.readback_room_days, **days)
     plan_rows = _rows(conn, q.readback_plan_days, **days)

@@ -171,7 +171,7 @@ def _set_distribution(partner_code: str, property_code: str, active: bool) -> No
         row = queries().operator.set_distribution(
             conn, partner_code=partner_code, property_code=property_code, active=active)
         if row is not None and row["changed"]:
-            queries().changes.record_distribution_change(
+            queries().operator.record_distribution_change(
                 conn, property_id=row["property_id"], partner_id=row["partner_id"])
         return row
     row = _db().run(change)

@@ -8,7 +8,7 @@
 -- there, and the web process reads the rows and writes the JSON with orjson in about 21.
 --
 -- Provenance: each value column has a `*_seq` beside it, written by the apply's upsert with the
--- value (sql/queries/ari/apply.sql): the acceptance order of the item that wrote it, batch seq
+-- value (stage_and_upsert.sql): the acceptance order of the item that wrote it, batch seq
 -- x 8192 + item index. The batch is that order divided back.
 --
 -- The day rows are the hotel's whole range, one index range scan on (property_id, date): the

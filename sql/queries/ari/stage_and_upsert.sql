@@ -1,5 +1,5 @@
 -- Applying a group of batches, in the worker, in one transaction: lock and claim them
--- (batches.sql), stage the judged items (ari_staged_values, migration 0015), read the
+-- (claim_group.sql), stage the judged items (ari_staged_values, migration 0015), read the
 -- rejections, one upsert per day table, and empty the staging. Set-based throughout: a
 -- 5,000-item batch, or 200 one-item batches, is the same handful of statements.
 

@@ -1,9 +1,6 @@
--- name: booked_property(partner_id, environment, hotel_code)$
--- The property the claim will say the booking lives with: the caller's mapping of the hotel
--- code, active or not (NULL when unmapped: the booking then answers 404 after the claim, and
--- rolls the claim back).
-SELECT property_id FROM partner_properties
- WHERE partner_id = :partner_id AND environment = :environment AND hotel_code = :hotel_code;
+-- POST /bookings in one transaction (connectivity/bookings/create.py): claim the reference
+-- (its property found by mapping/find_hotel.sql), take every night, store the booking. A cancel
+-- gives the nights back through change_inventory too.
 
 -- name: claim_reference(partner_id, environment, partner_reference, property_id)^
 -- The first statement of POST /bookings that writes. A concurrent duplicate waits here on the
@@ -15,20 +12,6 @@ INSERT INTO booking_claims (partner_id, environment, partner_reference, booking_
 VALUES (:partner_id, :environment, :partner_reference, nextval('bookings_id_seq'), :property_id)
 ON CONFLICT (partner_id, environment, partner_reference) DO NOTHING
 RETURNING booking_id;
-
--- name: find_claim(partner_id, environment, partner_reference)^
--- Where the caller's booking of a reference lives (a committed claim always has its booking).
-SELECT booking_id, property_id FROM booking_claims
- WHERE partner_id = :partner_id AND environment = :environment
-   AND partner_reference = :partner_reference;
-
--- name: find_booking(property_id, booking_id)^
--- A booking of the caller (found through its claim), whatever its mapping's distribution state
--- (a pause hides a property from selling, not from the bookings already made).
-SELECT b.*, pr.timezone
-  FROM bookings b
-  JOIN properties pr ON pr.id = b.property_id
- WHERE b.property_id = :property_id AND b.id = :booking_id;
 
 -- name: change_inventory(property_id, room_type_id, check_in, check_out, change)
 -- Every night of the stay in one statement: `change` rooms added to each (negative: a booking
@@ -67,13 +50,4 @@ VALUES (:id, :partner_id, :environment, :partner_reference, :confirmation_number
         :hotel_code, :room_type_code, :rate_plan_code, :check_in, :check_out, :rooms,
         :total_amount, :currency, :nights, :cancellation_policy, :policy_currency,
         :policy_fx_rate, :nationality, :guests, :contact, :special_requests, :arrival_time)
-RETURNING *;
-
--- name: mark_cancelled(property_id, id, cancelled_at, penalty_amount, cancel_reason)^
--- The transition itself is the guard: of two concurrent cancels only one gets the row back,
--- and only that one releases the inventory.
-UPDATE bookings
-   SET status = 'cancelled', cancelled_at = :cancelled_at, penalty_amount = :penalty_amount,
-       cancel_reason = :cancel_reason
- WHERE property_id = :property_id AND id = :id AND status = 'confirmed'
 RETURNING *;
