@@ -4,8 +4,8 @@ sold and, per field, the batch whose value is in force.
 
 Provenance is exact because the apply writes it: each value's column has a `*_seq` beside it,
 set by the same upsert that writes the value to the acceptance order of the item that wrote it
-(batch seq x 8192 + item index, sql/migrations/0003). The batch is that order divided back; no
-log is searched afterwards.
+(batch seq x 8192 + item index: the functions of sql/migrations/0016). The batch is that order
+divided back; no log is searched afterwards.
 
 The rows are read by a few plain statements in one snapshot (sql/queries/ari/readback.sql) and
 the answer's JSON is written here (readback_document.py): a year of a large hotel is some
