@@ -23,7 +23,8 @@ RETURNING booking_id;
 -- room_type_days uses), so two overlapping stays queue behind each other instead of
 -- deadlocking. The order must not come from the plan: once the table is analysed while small,
 -- a sequential scan visits rows in heap order, which an update reshuffles. Only rows the CTE
--- holds are updated, and the condition is judged again on the row as locked.
+-- holds are updated, and the condition is judged again on the row as locked. Like every writer
+-- of `available`, it stamps updated_at (not indexed: the update stays a HOT one).
 WITH locked AS MATERIALIZED (
     SELECT date FROM room_type_days
      WHERE property_id = :property_id AND room_type_id = :room_type_id
@@ -32,7 +33,7 @@ WITH locked AS MATERIALIZED (
        FOR UPDATE
 )
 UPDATE room_type_days d
-   SET available = d.available + :change
+   SET available = d.available + :change, updated_at = now()
   FROM locked l
  WHERE d.property_id = :property_id AND d.room_type_id = :room_type_id AND d.date = l.date
    AND d.available + :change >= 0
