@@ -48,7 +48,8 @@ INSERT INTO rate_plan_days SELECT * FROM rate_plan_days_before;
 -- date, field), as the answer's JSON array: the index of the item whose value is now in force
 -- (its acceptance order is ari_item_order(batch seq, index), migration 0016) and that item's
 -- codes (the arrays hold each item's as sent, in item order; the rate plan's only for a
--- rate-plan-level field). Field names are the push payload's. Values compare as values: 120 and 120.00 are the same amount.
+-- rate-plan-level field). Field names are the push payload's. Values compare as values: 120
+-- and 120.00 are the same amount.
 -- Written for 20,000 changes: each (row, field) is one branch's filter over the rows paired
 -- once (a VALUES list per row cost 10 us a row), and each change is written by concatenation
 -- of parts made once per item, row or field (json_build_object cost twice as much), with the
@@ -170,8 +171,8 @@ SELECT concat('[', string_agg(concat(
            CASE WHEN o.plan_level THEN c.plan_head ELSE c.room_head END, o.day, o.field,
            coalesce(o.old, 'null'), ',"to":', coalesce(o.new, 'null'), '}'),
          ',' ORDER BY c.index, o.date, o.plan_level, o.ord), ']')
-  FROM (SELECT (seq - ari_first_order(:batch_seq))::integer AS index, date, plan_level, ord, day, field,
-               old, new
+  FROM (SELECT (seq - ari_first_order(:batch_seq))::integer AS index, date, plan_level, ord,
+               day, field, old, new
           FROM changed) AS o
   JOIN codes c USING (index);
 
