@@ -129,7 +129,7 @@ class KeyRing:
     def revoke_all(self) -> None:
         with psycopg.connect(self._url, row_factory=dict_row) as conn:
             for partner, name in self._names:
-                queries().auth.revoke_keys_named(conn, partner_code=partner, name=name)
+                queries().operator.revoke_keys_named(conn, partner_code=partner, name=name)
 
 
 @contextmanager

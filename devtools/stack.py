@@ -179,7 +179,7 @@ def prepare_demo(port: str) -> None:
     def fresh_key(conn, name: str, preset: str):
         # Secrets cannot be shown twice, so each start revokes the previous demo key and issues
         # a new one.
-        queries().auth.revoke_keys_named(conn, partner_code=DEMO_PARTNER, name=name)
+        queries().operator.revoke_keys_named(conn, partner_code=DEMO_PARTNER, name=name)
         return issue_key(conn, vault, partner_code=DEMO_PARTNER, name=name,
                          environment="sandbox", preset=preset)
 

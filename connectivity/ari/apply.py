@@ -10,7 +10,7 @@ outcome. The jobs of the other batches of the group then find them finished and 
 
 Guarantees, all from PostgreSQL:
 - acceptance order per hotel: a transaction applies a hotel's batches only while it holds the
-  hotel's advisory lock (batches.sql try_lock_hotels, lock_hotel), and always takes the
+  hotel's advisory lock (claim_group.sql try_lock_hotels, lock_hotel), and always takes the
   hotel's oldest unfinished batches;
 - exactly once: a batch is claimed only while unfinished, under its row lock, and finished in
   the same transaction; a run killed midway leaves nothing behind (PostgreSQL rolls it back) and
@@ -86,8 +86,8 @@ def _apply_group(conn, batch_id: str, property_id: int, wait: bool, on_connectio
     if on_claimed is not None:
         on_claimed([batch for batch in group if batch["id"] != batch_id])
     staged = stage_batches(conn, group)
-    # One upsert per day table for the whole group: a value's seq (batch seq x 8192 + item
-    # index) picks the newest per field, as it does between separate transactions.
+    # One upsert per day table for the whole group: a value's seq (its item's acceptance order,
+    # sql/migrations/0016) picks the newest per field, as it does between separate transactions.
     write_staged_values(conn, staged)
     return finish_batches(conn, group, staged.rejected)
 

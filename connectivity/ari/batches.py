@@ -17,6 +17,7 @@ from connectivity.auth.authenticate import Caller
 from connectivity.store.database import Database
 from connectivity.web.errors import NotFound, ValidationFailed
 from connectivity.web.forced_outcomes import HEADER
+from connectivity.mapping.hotel_code import mapped_hotel
 from connectivity.store.queries import queries
 from connectivity.ari.queue import BatchQueue
 
@@ -55,10 +56,7 @@ def accept_batch(db: Database, queue: BatchQueue, caller: Caller, kind: str, req
 def store_batch(conn, caller: Caller, batch_id: str, kind: str, request: dict,
                 sandbox_scenario: str | None = None) -> dict:
     q = queries().ari
-    hotel = q.find_mapped_hotel(conn, partner_id=caller.partner_id,
-                                environment=caller.environment, hotel_code=request["hotel_code"])
-    if hotel is None:
-        raise NotFound(f"hotel {request['hotel_code']!r} is not mapped for this partner")
+    hotel = mapped_hotel(conn, caller, request["hotel_code"])
     seq = q.next_batch_seq(conn, property_id=hotel["property_id"])
     return q.accept_batch(conn, id=batch_id, seq=seq, partner_id=caller.partner_id,
                           environment=caller.environment, mapping_id=hotel["mapping_id"],

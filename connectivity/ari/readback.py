@@ -4,8 +4,8 @@ sold and, per field, the batch whose value is in force.
 
 Provenance is exact because the apply writes it: each value's column has a `*_seq` beside it,
 set by the same upsert that writes the value to the acceptance order of the item that wrote it
-(batch seq x 8192 + item index, sql/migrations/0003). The batch is that order divided back; no
-log is searched afterwards.
+(batch seq x 8192 + item index: the functions of sql/migrations/0016). The batch is that order
+divided back; no log is searched afterwards.
 
 The rows are read by a few plain statements in one snapshot (sql/queries/ari/readback.sql) and
 the answer's JSON is written here (readback_document.py): a year of a large hotel is some
@@ -19,7 +19,7 @@ from psycopg.rows import tuple_row
 
 from connectivity.auth.authenticate import Caller
 from connectivity.store.database import Database
-from connectivity.web.errors import NotFound
+from connectivity.mapping.hotel_code import mapped_hotel
 from connectivity.store.queries import queries
 from connectivity.ari.readback_document import named_batch_seqs, readback_document, without_cycle_collection
 
@@ -43,10 +43,7 @@ def read_back(db: Database, caller: Caller, request: dict[str, Any]) -> bytes:
 def _read_rows(conn, caller: Caller, request: dict[str, Any]) -> dict[str, Any]:
     q = queries().ari
     first, last = request["from_date"], request["to_date"]
-    hotel = q.find_mapped_hotel(conn, partner_id=caller.partner_id,
-                                environment=caller.environment, hotel_code=request["hotel_code"])
-    if hotel is None:
-        raise NotFound(f"hotel {request['hotel_code']!r} is not mapped for this partner")
+    hotel = mapped_hotel(conn, caller, request["hotel_code"])
     days = {"property_id": hotel["property_id"], "first_date": first, "last_date": last}
     room_rows = _rows(conn, q.readback_room_days, **days)
     plan_rows = _rows(conn, q.readback_plan_days, **days)

@@ -32,19 +32,19 @@ def read_changes(db: Reads, signer: CursorSigner, caller: Caller,
     after = (None if cursor is None
              else signer.load(cursor, caller.partner_id, caller.environment))
     with db.connection() as conn:
-        origins = queries().changes.feed_horizons(conn)
+        origins = queries().availability.feed_horizons(conn)
         horizons = {o["origin"]: Position(int(o["horizon"]), 0) for o in origins}
         if after is None:
             # Where a new reader starts: everything below each origin's horizon is final. An
             # origin pruned but without a node any more: past its mark, or no cursor would do.
             start = {m["origin"]: Position(int(m["through_xid"]) + 1, 0)
-                     for m in queries().changes.feed_pruned(conn)}
+                     for m in queries().availability.feed_pruned(conn)}
             return _page([], False, signer.dump(caller.partner_id, caller.environment,
                                                 {**start, **horizons}))
         size = request.get("limit", DEFAULT_PAGE_SIZE)
         rows = _feed_page(conn, caller, after, horizons, size)
         # Read after the page: a pruning that committed before the page's snapshot is seen.
-        for mark in queries().changes.feed_pruned(conn):
+        for mark in queries().availability.feed_pruned(conn):
             if after.get(mark["origin"], START).xid <= int(mark["through_xid"]):
                 raise CursorExpired(EXPIRED)
     has_more = len(rows) > size
@@ -73,7 +73,7 @@ def _feed_page(conn, caller: Caller, after: Positions, horizons: Positions,
         return []
     width = max([*after, *horizons]) + 1  # the arrays are indexed by origin + 1
     at = [after.get(origin, START) for origin in range(width)]
-    return queries().changes.feed_page(
+    return queries().availability.feed_page(
         conn, partner_id=caller.partner_id, environment=caller.environment,
         after_xids=[str(p.xid) for p in at], after_ids=[p.change_id for p in at],
         horizons=[str(horizons[o].xid) if o in horizons else None for o in range(width)],

@@ -15,8 +15,8 @@ PRUNE_CHUNK = 5000
 
 
 def _prune_chunk(conn, retention_days: int, max_count: int) -> int:
-    return queries().changes.prune_changes(conn, retention_days=retention_days,
-                                           max_count=max_count)[0]["pruned"]
+    return queries().availability.prune_changes(conn, retention_days=retention_days,
+                                                max_count=max_count)[0]["pruned"]
 
 
 def prune_changes(db: Database, retention_days: int = MIN_RETENTION_DAYS,

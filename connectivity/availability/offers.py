@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 
 from connectivity.auth.authenticate import Caller
-from connectivity.web.errors import NotFound
+from connectivity.mapping.hotel_code import selling_hotel
 from connectivity.pricing import (NightInput, NightRates, NightRestrictions, RatePlanRules, effective,
                        evaluate_stay)
 from connectivity.pricing.money import FxTable
@@ -24,12 +24,7 @@ def read_offers(conn, caller: Caller, request: dict, now: dt.datetime) -> dict:
     """Everything pricing the request's offers needs, read in the caller's transaction so it is
     one consistent moment (rates, quote and booking all start here)."""
     q = queries()
-    hotel = q.mapping.find_active_hotel(conn, partner_id=caller.partner_id,
-                                        environment=caller.environment,
-                                        hotel_code=request["hotel_code"])
-    if hotel is None:
-        raise NotFound(f"hotel {request['hotel_code']!r} is not mapped and active for this "
-                       "partner")
+    hotel = selling_hotel(conn, caller, request["hotel_code"])
     ensure_check_in_not_past(request["check_in"], hotel["timezone"], hotel["hotel_code"],
                              now)
     offers = q.availability.offers(conn, mapping_id=hotel["mapping_id"],

@@ -17,6 +17,7 @@ from psycopg.types.json import Jsonb
 from connectivity.auth.authenticate import Caller
 from connectivity.store.database import Database
 from connectivity.web.errors import Conflict
+from connectivity.mapping.hotel_code import find_hotel
 from connectivity.pricing import occupancy_from_guests
 from connectivity.pricing.spread import spread_total
 from connectivity.store.queries import queries
@@ -68,9 +69,12 @@ def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprin
     q = queries().bookings
     scope = {"partner_id": caller.partner_id, "environment": caller.environment,
              "partner_reference": request["partner_reference"]}
-    claim = q.claim_reference(conn, **scope, property_id=q.booked_property(
-        conn, partner_id=caller.partner_id, environment=caller.environment,
-        hotel_code=request["hotel_code"]))
+    # The property the claim says the booking lives with: the caller's mapping of the hotel
+    # code, active or not (None when unmapped: the booking then answers 404 after the claim,
+    # and rolls the claim back).
+    hotel = find_hotel(conn, caller, request["hotel_code"])
+    claim = q.claim_reference(conn, **scope,
+                              property_id=hotel["property_id"] if hotel else None)
     if claim is None:
         # The reference's first transaction committed while this one waited on the claim.
         existing = find_booking(conn, caller, request["partner_reference"])

@@ -13,9 +13,9 @@ def set_distribution(conn, partner_code: str, property_code: str, active: bool) 
     """Pause (`active` False) or resume the partner's mapping of the property; the mapping's
     row (`hotel_code`, ...), or None when the partner has no mapping of that property. Only a
     change of state is recorded in the change feed, for that partner alone."""
-    row = queries().operator.set_distribution(
+    row = queries().mapping.set_distribution(
         conn, partner_code=partner_code, property_code=property_code, active=active)
     if row is not None and row["changed"]:
-        queries().changes.record_distribution_change(
+        queries().mapping.record_distribution_change(
             conn, property_id=row["property_id"], partner_id=row["partner_id"])
     return row

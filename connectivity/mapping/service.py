@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from connectivity.auth.authenticate import Caller
 from connectivity.store.replica import Reads
-from connectivity.web.errors import NotFound
+from connectivity.mapping.hotel_code import selling_hotel
 from connectivity.store.queries import queries
 
 
@@ -19,10 +19,7 @@ def list_hotels(db: Reads, caller: Caller) -> dict:
 def hotel_detail(db: Reads, caller: Caller, hotel_code: str) -> dict:
     q = queries().mapping
     with db.connection() as conn:
-        hotel = q.find_active_hotel(conn, partner_id=caller.partner_id,
-                                    environment=caller.environment, hotel_code=hotel_code)
-        if hotel is None:
-            raise NotFound(f"hotel {hotel_code!r} is not mapped and active for this partner")
+        hotel = selling_hotel(conn, caller, hotel_code)
         room_types = q.mapped_room_types(conn, mapping_id=hotel["mapping_id"])
         plans = q.mapped_rate_plans(conn, mapping_id=hotel["mapping_id"])
     return {"hotel": {

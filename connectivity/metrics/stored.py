@@ -147,7 +147,7 @@ def read_stored_state(conn) -> dict:
     """The scrape's reads, in one transaction whose statements give up after
     STATEMENT_TIMEOUT_MS: a scrape never waits long on a busy database."""
     q = queries().metrics
-    queries().session.settings_for_transaction(
+    queries().store.settings_for_transaction(
         conn, statement_timeout=str(STATEMENT_TIMEOUT_MS),
         idle_in_transaction_session_timeout=None)
     return {

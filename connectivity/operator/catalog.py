@@ -48,7 +48,7 @@ def parse_catalog(text: str) -> dict[str, Any]:
 @announces(KEY_STATE_CHANGED)
 def load_catalog(conn: psycopg.Connection, catalog: dict[str, Any]) -> dict[str, int]:
     """Write a parsed catalogue; the caller's transaction makes it all or nothing."""
-    q = queries().catalog
+    q = queries().operator
     content_before = _content_digests(conn, catalog)
     for i, prop in enumerate(catalog["properties"]):
         _load_property(conn, q, f"properties.{i}", prop)
@@ -137,22 +137,22 @@ def _touched_properties(catalog: dict[str, Any]) -> set[str]:
 
 def _content_digests(conn, catalog: dict[str, Any]) -> dict[int, str]:
     """What resellers cache of each property the file touches (change feed, `content`)."""
-    q, changes = queries().catalog, queries().changes
+    q = queries().operator
     digests = {}
     for code in _touched_properties(catalog):
         prop = q.find_property(conn, code=code)
         if prop is not None:
-            digests[prop["id"]] = changes.content_digest(conn, property_id=prop["id"])
+            digests[prop["id"]] = q.content_digest(conn, property_id=prop["id"])
     return digests
 
 
 def _record_content_changes(conn, catalog: dict[str, Any], before: dict[int, str]) -> None:
     """A `content` change in the feed for each property whose content the load changed (a
     reload of the same file records none)."""
-    changes = queries().changes
+    q = queries().operator
     for property_id, digest in _content_digests(conn, catalog).items():
         if before.get(property_id) != digest:
-            changes.record_content_change(conn, property_id=property_id)
+            q.record_content_change(conn, property_id=property_id)
 
 
 def _refuse_plans_without_fx(conn, q, catalog: dict) -> None:

@@ -1,7 +1,8 @@
 """Demo ARI for the sandbox: prices, inventory, a few closed dates and restrictions for the next
 `days` days of every sandbox property (or the ones named), so that search, rates, quote and book
 work straight after `make run`. The values themselves are chosen in
-sql/queries/operator/demo_ari.sql; this module owns the transaction and the rules on its input."""
+sql/queries/operator/seed_demo_ari.sql; this module owns the transaction and the rules on its
+input."""
 
 from __future__ import annotations
 

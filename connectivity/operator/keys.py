@@ -59,7 +59,7 @@ def issue_key(conn: psycopg.Connection, vault: credentials.SigningVault, *, part
     requires_signature = preset in SIGNED_BY_DEFAULT if signed is None else signed
     key_id = credentials.new_key_id(environment)
     secret = credentials.new_secret()
-    row = queries().auth.insert_key(
+    row = queries().operator.insert_key(
         conn, key_id=key_id, partner_id=partner["id"], name=name, environment=environment,
         secret_hash=credentials.hash_secret(secret), signing_secret=vault.seal(secret),
         scopes=scopes, requires_signature=requires_signature, rate_limit_per_minute=rate_limit,
@@ -73,8 +73,8 @@ def issue_key(conn: psycopg.Connection, vault: credentials.SigningVault, *, part
 
 @announces(KEY_STATE_CHANGED)  # the next request must see it, in every web process
 def revoke_key(conn: psycopg.Connection, key_id: str) -> dict | None:
-    return queries().auth.revoke_key(conn, key_id=key_id)
+    return queries().operator.revoke_key(conn, key_id=key_id)
 
 
 def list_keys(conn: psycopg.Connection, partner_code: str) -> list[dict]:
-    return queries().auth.list_keys_of_partner(conn, partner_code=partner_code)
+    return queries().operator.list_keys_of_partner(conn, partner_code=partner_code)

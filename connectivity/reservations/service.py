@@ -17,6 +17,7 @@ from psycopg.types.json import Jsonb
 from connectivity.auth.authenticate import Caller
 from connectivity.store.database import Database
 from connectivity.web.errors import NotFound, ValidationFailed
+from connectivity.mapping.hotel_code import find_hotel, not_mapped
 from connectivity.store.queries import queries
 from connectivity.reservations.findings import (Finding, nightly_rates_findings, penalty_claim_differs, shortfall,
                        unmapped_codes)
@@ -55,7 +56,7 @@ def _push(conn, caller: Caller, reservation: dict, raw: str, request_id: str) ->
         return _replay(conn, row, original, "create", raw, request_id)
     if hotel is None:
         # Rolls back the claim too: nothing is kept of a reservation for no known hotel.
-        raise NotFound(f"hotel {reservation['hotel_code']!r} is not mapped for this partner")
+        raise not_mapped(reservation["hotel_code"])
     delivery = _record(conn, row, "create", raw, request_id)
     room_types, rate_plans = _mapped_codes(conn, hotel["mapping_id"])
 
@@ -159,12 +160,11 @@ def _claim(conn, caller: Caller, reference: str, status: str, hotel_code: str | 
             "partner_reference": reference}
     hotel = None
     if hotel_code is not None:
-        hotel = q.find_hotel_for_push(conn, partner_id=caller.partner_id,
-                                      environment=caller.environment, hotel_code=hotel_code)
+        hotel = find_hotel(conn, caller, hotel_code)
     claim = q.find_reservation_claim(conn, **keys)
     if claim is None:
         if hotel_code is not None and hotel is None:
-            raise NotFound(f"hotel {hotel_code!r} is not mapped for this partner")
+            raise not_mapped(hotel_code)
         property_id = hotel["property_id"] if hotel else q.partner_first_hotel(
             conn, partner_id=caller.partner_id, environment=caller.environment)
         if property_id is None:

@@ -75,10 +75,11 @@ class SessionConnection(psycopg.Connection):
     PgBouncer refuses the startup parameter `options` (which carries our session settings) with
     "unsupported startup parameter: options". Such a connection is made again without it and
     marked `behind_pooler`: `Database` then sets those settings per transaction
-    (sql/queries/session), and psycopg's automatic server-side preparing is turned off, since a
-    statement prepared on one server connection is unknown on the next one PgBouncer hands out
-    (PgBouncer 1.18, Debian bookworm's, does not track prepared statements). Once a URL is known
-    to go through a pooler, its next connections skip the refused attempt."""
+    (sql/queries/store/transaction_settings.sql), and psycopg's automatic server-side preparing
+    is turned off, since a statement prepared on one server connection is unknown on the next
+    one PgBouncer hands out (PgBouncer 1.18, Debian bookworm's, does not track prepared
+    statements). Once a URL is known to go through a pooler, its next connections skip the
+    refused attempt."""
 
     behind_pooler = False
 
@@ -183,7 +184,7 @@ class Database:
         """One transaction: committed when the block ends, rolled back if it raises."""
         with self._pool.connection() as conn:
             if conn.behind_pooler:
-                queries().session.settings_for_transaction(conn, **self._timeouts_ms)
+                queries().store.settings_for_transaction(conn, **self._timeouts_ms)
             yield conn
 
     @contextmanager
@@ -198,7 +199,7 @@ class Database:
             conn.read_only = True
             try:
                 if conn.behind_pooler:
-                    queries().session.settings_for_transaction(conn, **self._timeouts_ms)
+                    queries().store.settings_for_transaction(conn, **self._timeouts_ms)
                 yield conn
             finally:
                 # Read only: ending it by a rollback loses nothing, and the settings can only

@@ -39,5 +39,6 @@ class EagerQueries:
 
 @cache
 def queries() -> EagerQueries:
-    # Sub-folders become namespaces: sql/queries/auth/keys.sql -> queries().auth.find_key_for_request
+    # Sub-folders become namespaces, file names do not: sql/queries/auth/request_key.sql ->
+    # queries().auth.find_key_for_request. One folder per package that runs SQL (sql/README.md).
     return EagerQueries(aiosql.from_path(QUERIES_DIR, "psycopg"))

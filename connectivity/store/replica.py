@@ -98,7 +98,7 @@ class LagMonitor:
                     self._url, autocommit=True, prepare_threshold=None,
                     connect_timeout=LAG_CHECK_CONNECT_TIMEOUT_SECONDS,
                     application_name="pcs-lag-monitor")
-            lag = float(queries().reads.replica_lag_seconds(self._conn))
+            lag = float(queries().store.replica_lag_seconds(self._conn))
         except psycopg.Error as exc:
             self._drop_connection()
             if was is not None or self._checked_at == -math.inf:

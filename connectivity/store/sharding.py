@@ -79,7 +79,7 @@ def schema_problems(conn) -> list[str]:
     """What Citus would refuse, or what would lose a guarantee, when distributing this schema
     as planned: read from pg_catalog, so plain PostgreSQL answers it too. Empty when the schema
     can be distributed."""
-    q = queries().operator
+    q = queries().store
     problems = []
     tables = {row["table_name"] for row in q.schema_tables(conn)}
     problems += [f"{t}: not in the plan (connectivity/store/sharding.py): place it"

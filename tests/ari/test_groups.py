@@ -65,7 +65,7 @@ def test_a_group_leaves_out_the_hotels_another_worker_holds(services, db, put, o
     held = put([{"room_type_code": "ACME-TWN", "date": day(0), "availability": 3}],
                hotel_code="ACME-OPO")
     with psycopg.connect(services.database_url) as other_worker:
-        # What a worker applying OPO1's batches holds (batches.sql lock_hotel).
+        # What a worker applying OPO1's batches holds (claim_group.sql lock_hotel).
         other_worker.execute(
             "SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'), id::integer) "
             "FROM properties WHERE code = 'OPO1'")
@@ -188,7 +188,7 @@ def test_a_job_whose_hotel_another_worker_holds_applies_other_hotels_then_waits_
                 hotel_code="ACME-OPO")
     result = {}
     with psycopg.connect(services.database_url) as other_worker:
-        # What a worker applying LIS1's batches holds (batches.sql try_lock_hotels).
+        # What a worker applying LIS1's batches holds (claim_group.sql try_lock_hotels).
         other_worker.execute(
             "SELECT pg_advisory_xact_lock(hashtext('connectivity.ari_hotel'), id::integer) "
             "FROM properties WHERE code = 'LIS1'")

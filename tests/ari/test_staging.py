@@ -66,5 +66,5 @@ def test_a_value_without_its_date_cannot_be_staged(db, put):
         with db.connection() as conn:
             conn.execute(
                 "INSERT INTO ari_staged_values (stage, property_id, batch_id, seq, room_type_id, "
-                "available) SELECT gen_random_uuid(), property_id, id, seq * 8192, 1, 5 "
+                "available) SELECT gen_random_uuid(), property_id, id, ari_first_order(seq), 1, 5 "
                 "FROM ari_batches")

@@ -15,7 +15,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 ON_ONE_NODE = """
-SELECT application_name, query, wait_event_type = 'Lock' AS waiting
+SELECT application_name, query, coalesce(wait_event_type = 'Lock', false) AS waiting
   FROM pg_stat_activity
  WHERE datname = current_database() AND pid <> pg_backend_pid()
    AND backend_type = 'client backend'
@@ -29,7 +29,8 @@ WITH activity AS MATERIALIZED (
       FROM citus_stat_activity
      WHERE datname = current_database()
 )
-SELECT s.application_name, s.query, bool_or(a.wait_event_type = 'Lock') AS waiting
+SELECT s.application_name, s.query,
+       coalesce(bool_or(a.wait_event_type = 'Lock'), false) AS waiting
   FROM activity s
   JOIN activity a ON a.global_pid = s.global_pid
  WHERE s.is_worker_query IS FALSE AND s.backend_type = 'client backend'
@@ -45,7 +46,8 @@ def on_a_cluster(conn: psycopg.Connection) -> bool:
 
 def sessions(database_url: str) -> list[dict]:
     """Every other client session of this database: its application_name, its query (the
-    client's statement) and whether it waits for a lock."""
+    client's statement) and whether it waits for a lock (false, not NULL, for a session
+    running without a wait event)."""
     with psycopg.connect(database_url, autocommit=True, row_factory=dict_row) as conn:
         return conn.execute(ON_A_CLUSTER if on_a_cluster(conn) else ON_ONE_NODE).fetchall()
 

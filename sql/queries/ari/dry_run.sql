@@ -46,9 +46,10 @@ INSERT INTO rate_plan_days SELECT * FROM rate_plan_days_before;
 -- name: dry_run_changes(batch_seq, room_type_codes, rate_plan_codes)$
 -- Every field the upserts changed (the copies against the rows before), one change per (level,
 -- date, field), as the answer's JSON array: the index of the item whose value is now in force
--- (its acceptance order is batch seq x 8192 + index) and that item's codes (the arrays hold
--- each item's as sent, in item order; the rate plan's only for a rate-plan-level field). Field
--- names are the push payload's. Values compare as values: 120 and 120.00 are the same amount.
+-- (its acceptance order is ari_item_order(batch seq, index), migration 0016) and that item's
+-- codes (the arrays hold each item's as sent, in item order; the rate plan's only for a
+-- rate-plan-level field). Field names are the push payload's. Values compare as values: 120
+-- and 120.00 are the same amount.
 -- Written for 20,000 changes: each (row, field) is one branch's filter over the rows paired
 -- once (a VALUES list per row cost 10 us a row), and each change is written by concatenation
 -- of parts made once per item, row or field (json_build_object cost twice as much), with the
@@ -81,63 +82,78 @@ plan_pairs AS MATERIALIZED (
 changed AS (
     SELECT available_seq AS seq, date, false AS plan_level, 1 AS ord, day,
            '","field":"availability","from":' AS field, available_before::text AS old, available::text AS new
-      FROM room_pairs WHERE available_seq >= :batch_seq * 8192 AND available IS DISTINCT FROM available_before
+      FROM room_pairs WHERE available_seq >= ari_first_order(:batch_seq)
+       AND available IS DISTINCT FROM available_before
     UNION ALL
     SELECT closed_seq AS seq, date, false AS plan_level, 5 AS ord, day,
            '","field":"closed","from":' AS field, closed_before::text AS old, closed::text AS new
-      FROM room_pairs WHERE closed_seq >= :batch_seq * 8192 AND closed IS DISTINCT FROM closed_before
+      FROM room_pairs WHERE closed_seq >= ari_first_order(:batch_seq)
+       AND closed IS DISTINCT FROM closed_before
     UNION ALL
     SELECT min_stay_seq AS seq, date, false AS plan_level, 6 AS ord, day,
            '","field":"min_stay","from":' AS field, min_stay_before::text AS old, min_stay::text AS new
-      FROM room_pairs WHERE min_stay_seq >= :batch_seq * 8192 AND min_stay IS DISTINCT FROM min_stay_before
+      FROM room_pairs WHERE min_stay_seq >= ari_first_order(:batch_seq)
+       AND min_stay IS DISTINCT FROM min_stay_before
     UNION ALL
     SELECT max_stay_seq AS seq, date, false AS plan_level, 7 AS ord, day,
            '","field":"max_stay","from":' AS field, max_stay_before::text AS old, max_stay::text AS new
-      FROM room_pairs WHERE max_stay_seq >= :batch_seq * 8192 AND max_stay IS DISTINCT FROM max_stay_before
+      FROM room_pairs WHERE max_stay_seq >= ari_first_order(:batch_seq)
+       AND max_stay IS DISTINCT FROM max_stay_before
     UNION ALL
     SELECT closed_to_arrival_seq AS seq, date, false AS plan_level, 8 AS ord, day,
            '","field":"closed_to_arrival","from":' AS field, closed_to_arrival_before::text AS old, closed_to_arrival::text AS new
-      FROM room_pairs WHERE closed_to_arrival_seq >= :batch_seq * 8192 AND closed_to_arrival IS DISTINCT FROM closed_to_arrival_before
+      FROM room_pairs WHERE closed_to_arrival_seq >= ari_first_order(:batch_seq)
+       AND closed_to_arrival IS DISTINCT FROM closed_to_arrival_before
     UNION ALL
     SELECT closed_to_departure_seq AS seq, date, false AS plan_level, 9 AS ord, day,
            '","field":"closed_to_departure","from":' AS field, closed_to_departure_before::text AS old, closed_to_departure::text AS new
-      FROM room_pairs WHERE closed_to_departure_seq >= :batch_seq * 8192 AND closed_to_departure IS DISTINCT FROM closed_to_departure_before
+      FROM room_pairs WHERE closed_to_departure_seq >= ari_first_order(:batch_seq)
+       AND closed_to_departure IS DISTINCT FROM closed_to_departure_before
     UNION ALL
     SELECT rate_seq AS seq, date, true AS plan_level, 1 AS ord, day,
            '","field":"rate","from":' AS field, rate_before::text AS old, rate::text AS new
-      FROM plan_pairs WHERE rate_seq >= :batch_seq * 8192 AND rate IS DISTINCT FROM rate_before
+      FROM plan_pairs WHERE rate_seq >= ari_first_order(:batch_seq)
+       AND rate IS DISTINCT FROM rate_before
     UNION ALL
     SELECT single_rate_seq AS seq, date, true AS plan_level, 2 AS ord, day,
            '","field":"single_rate","from":' AS field, single_rate_before::text AS old, single_rate::text AS new
-      FROM plan_pairs WHERE single_rate_seq >= :batch_seq * 8192 AND single_rate IS DISTINCT FROM single_rate_before
+      FROM plan_pairs WHERE single_rate_seq >= ari_first_order(:batch_seq)
+       AND single_rate IS DISTINCT FROM single_rate_before
     UNION ALL
     SELECT extra_adult_rate_seq AS seq, date, true AS plan_level, 3 AS ord, day,
            '","field":"extra_adult_rate","from":' AS field, extra_adult_rate_before::text AS old, extra_adult_rate::text AS new
-      FROM plan_pairs WHERE extra_adult_rate_seq >= :batch_seq * 8192 AND extra_adult_rate IS DISTINCT FROM extra_adult_rate_before
+      FROM plan_pairs WHERE extra_adult_rate_seq >= ari_first_order(:batch_seq)
+       AND extra_adult_rate IS DISTINCT FROM extra_adult_rate_before
     UNION ALL
     SELECT extra_child_rate_seq AS seq, date, true AS plan_level, 4 AS ord, day,
            '","field":"extra_child_rate","from":' AS field, extra_child_rate_before::text AS old, extra_child_rate::text AS new
-      FROM plan_pairs WHERE extra_child_rate_seq >= :batch_seq * 8192 AND extra_child_rate IS DISTINCT FROM extra_child_rate_before
+      FROM plan_pairs WHERE extra_child_rate_seq >= ari_first_order(:batch_seq)
+       AND extra_child_rate IS DISTINCT FROM extra_child_rate_before
     UNION ALL
     SELECT closed_seq AS seq, date, true AS plan_level, 5 AS ord, day,
            '","field":"closed","from":' AS field, closed_before::text AS old, closed::text AS new
-      FROM plan_pairs WHERE closed_seq >= :batch_seq * 8192 AND closed IS DISTINCT FROM closed_before
+      FROM plan_pairs WHERE closed_seq >= ari_first_order(:batch_seq)
+       AND closed IS DISTINCT FROM closed_before
     UNION ALL
     SELECT min_stay_seq AS seq, date, true AS plan_level, 6 AS ord, day,
            '","field":"min_stay","from":' AS field, min_stay_before::text AS old, min_stay::text AS new
-      FROM plan_pairs WHERE min_stay_seq >= :batch_seq * 8192 AND min_stay IS DISTINCT FROM min_stay_before
+      FROM plan_pairs WHERE min_stay_seq >= ari_first_order(:batch_seq)
+       AND min_stay IS DISTINCT FROM min_stay_before
     UNION ALL
     SELECT max_stay_seq AS seq, date, true AS plan_level, 7 AS ord, day,
            '","field":"max_stay","from":' AS field, max_stay_before::text AS old, max_stay::text AS new
-      FROM plan_pairs WHERE max_stay_seq >= :batch_seq * 8192 AND max_stay IS DISTINCT FROM max_stay_before
+      FROM plan_pairs WHERE max_stay_seq >= ari_first_order(:batch_seq)
+       AND max_stay IS DISTINCT FROM max_stay_before
     UNION ALL
     SELECT closed_to_arrival_seq AS seq, date, true AS plan_level, 8 AS ord, day,
            '","field":"closed_to_arrival","from":' AS field, closed_to_arrival_before::text AS old, closed_to_arrival::text AS new
-      FROM plan_pairs WHERE closed_to_arrival_seq >= :batch_seq * 8192 AND closed_to_arrival IS DISTINCT FROM closed_to_arrival_before
+      FROM plan_pairs WHERE closed_to_arrival_seq >= ari_first_order(:batch_seq)
+       AND closed_to_arrival IS DISTINCT FROM closed_to_arrival_before
     UNION ALL
     SELECT closed_to_departure_seq AS seq, date, true AS plan_level, 9 AS ord, day,
            '","field":"closed_to_departure","from":' AS field, closed_to_departure_before::text AS old, closed_to_departure::text AS new
-      FROM plan_pairs WHERE closed_to_departure_seq >= :batch_seq * 8192 AND closed_to_departure IS DISTINCT FROM closed_to_departure_before
+      FROM plan_pairs WHERE closed_to_departure_seq >= ari_first_order(:batch_seq)
+       AND closed_to_departure IS DISTINCT FROM closed_to_departure_before
 ),
 -- Joined, not subscripted: an element of a text[] is found by walking the array from its start.
 -- Each item's start of a change, at either level.
@@ -155,8 +171,8 @@ SELECT concat('[', string_agg(concat(
            CASE WHEN o.plan_level THEN c.plan_head ELSE c.room_head END, o.day, o.field,
            coalesce(o.old, 'null'), ',"to":', coalesce(o.new, 'null'), '}'),
          ',' ORDER BY c.index, o.date, o.plan_level, o.ord), ']')
-  FROM (SELECT (seq - :batch_seq * 8192)::integer AS index, date, plan_level, ord, day, field,
-               old, new
+  FROM (SELECT (seq - ari_first_order(:batch_seq))::integer AS index, date, plan_level, ord,
+               day, field, old, new
           FROM changed) AS o
   JOIN codes c USING (index);
 

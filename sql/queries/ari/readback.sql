@@ -8,8 +8,8 @@
 -- there, and the web process reads the rows and writes the JSON with orjson in about 21.
 --
 -- Provenance: each value column has a `*_seq` beside it, written by the apply's upsert with the
--- value (sql/queries/ari/apply.sql): the acceptance order of the item that wrote it, batch seq
--- x 8192 + item index. The batch is that order divided back.
+-- value (stage_and_upsert.sql): the acceptance order of the item that wrote it (migration 0016,
+-- ari_item_order). The batch is that order divided back (ari_order_batch_seq).
 --
 -- The day rows are the hotel's whole range, one index range scan on (property_id, date): the
 -- key's later columns as a condition (room_type_id = ANY(...)) make PostgreSQL 15 walk the
@@ -43,14 +43,17 @@ SELECT room_type_id, date - :first_date::date AS day, available, closed, min_sta
        closed_to_arrival, closed_to_departure,
        CASE WHEN num_nonnulls(available_seq, closed_seq, min_stay_seq, max_stay_seq,
                               closed_to_arrival_seq, closed_to_departure_seq) > 0
-            THEN concat(CASE WHEN available IS NOT NULL THEN available_seq / 8192 END, ',',
-                        CASE WHEN closed IS NOT NULL THEN closed_seq / 8192 END, ',',
-                        CASE WHEN min_stay IS NOT NULL THEN min_stay_seq / 8192 END, ',',
-                        CASE WHEN max_stay IS NOT NULL THEN max_stay_seq / 8192 END, ',',
+            THEN concat(CASE WHEN available IS NOT NULL
+                             THEN ari_order_batch_seq(available_seq) END, ',',
+                        CASE WHEN closed IS NOT NULL THEN ari_order_batch_seq(closed_seq) END, ',',
+                        CASE WHEN min_stay IS NOT NULL
+                             THEN ari_order_batch_seq(min_stay_seq) END, ',',
+                        CASE WHEN max_stay IS NOT NULL
+                             THEN ari_order_batch_seq(max_stay_seq) END, ',',
                         CASE WHEN closed_to_arrival IS NOT NULL
-                             THEN closed_to_arrival_seq / 8192 END, ',',
+                             THEN ari_order_batch_seq(closed_to_arrival_seq) END, ',',
                         CASE WHEN closed_to_departure IS NOT NULL
-                             THEN closed_to_departure_seq / 8192 END) END AS batches
+                             THEN ari_order_batch_seq(closed_to_departure_seq) END) END AS batches
   FROM room_type_days
  WHERE property_id = :property_id AND date BETWEEN :first_date AND :last_date;
 
@@ -62,19 +65,22 @@ SELECT room_type_id, rate_plan_id, date - :first_date::date AS day, rate::text,
        CASE WHEN num_nonnulls(rate_seq, single_rate_seq, extra_adult_rate_seq,
                               extra_child_rate_seq, closed_seq, min_stay_seq, max_stay_seq,
                               closed_to_arrival_seq, closed_to_departure_seq) > 0
-            THEN concat(CASE WHEN rate IS NOT NULL THEN rate_seq / 8192 END, ',',
-                        CASE WHEN single_rate IS NOT NULL THEN single_rate_seq / 8192 END, ',',
+            THEN concat(CASE WHEN rate IS NOT NULL THEN ari_order_batch_seq(rate_seq) END, ',',
+                        CASE WHEN single_rate IS NOT NULL
+                             THEN ari_order_batch_seq(single_rate_seq) END, ',',
                         CASE WHEN extra_adult_rate IS NOT NULL
-                             THEN extra_adult_rate_seq / 8192 END, ',',
+                             THEN ari_order_batch_seq(extra_adult_rate_seq) END, ',',
                         CASE WHEN extra_child_rate IS NOT NULL
-                             THEN extra_child_rate_seq / 8192 END, ',',
-                        CASE WHEN closed IS NOT NULL THEN closed_seq / 8192 END, ',',
-                        CASE WHEN min_stay IS NOT NULL THEN min_stay_seq / 8192 END, ',',
-                        CASE WHEN max_stay IS NOT NULL THEN max_stay_seq / 8192 END, ',',
+                             THEN ari_order_batch_seq(extra_child_rate_seq) END, ',',
+                        CASE WHEN closed IS NOT NULL THEN ari_order_batch_seq(closed_seq) END, ',',
+                        CASE WHEN min_stay IS NOT NULL
+                             THEN ari_order_batch_seq(min_stay_seq) END, ',',
+                        CASE WHEN max_stay IS NOT NULL
+                             THEN ari_order_batch_seq(max_stay_seq) END, ',',
                         CASE WHEN closed_to_arrival IS NOT NULL
-                             THEN closed_to_arrival_seq / 8192 END, ',',
+                             THEN ari_order_batch_seq(closed_to_arrival_seq) END, ',',
                         CASE WHEN closed_to_departure IS NOT NULL
-                             THEN closed_to_departure_seq / 8192 END) END AS batches
+                             THEN ari_order_batch_seq(closed_to_departure_seq) END) END AS batches
   FROM rate_plan_days
  WHERE property_id = :property_id AND date BETWEEN :first_date AND :last_date;
 

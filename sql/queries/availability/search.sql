@@ -65,6 +65,8 @@ hotel AS MATERIALIZED (
                       WHERE rt.property_id = pr.id AND rt.max_occupancy >= party.most_guests)
                AS fitting_room_types
      ) fit
+     -- The caller's hotels by code as mapping/find_hotel.sql finds one, active ones only (a
+     -- paused hotel is not sold), for all the codes at once inside this one statement.
      WHERE pp.partner_id = :partner_id AND pp.environment = :environment
        AND pp.distribution_active AND pp.hotel_code = ANY(:hotel_codes::text[])
 ),

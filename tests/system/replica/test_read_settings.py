@@ -77,7 +77,7 @@ def test_an_unreachable_replica_at_start_sends_reads_to_the_primary_with_a_warni
 def test_the_lag_is_checked_at_most_once_per_interval(services, monkeypatch):
     """Many reads within a second cost one lag query; the next second, one more."""
     from connectivity.store.queries import queries
-    reads = queries().reads
+    reads = queries().store
     checks = []
     real = reads.replica_lag_seconds
 

@@ -1,9 +1,6 @@
--- name: booked_property(partner_id, environment, hotel_code)$
--- The property the claim will say the booking lives with: the caller's mapping of the hotel
--- code, active or not (NULL when unmapped: the booking then answers 404 after the claim, and
--- rolls the claim back).
-SELECT property_id FROM partner_properties
- WHERE partner_id = :partner_id AND environment = :environment AND hotel_code = :hotel_code;
+-- POST /bookings in one transaction (connectivity/bookings/create.py): claim the reference
+-- (its property found by mapping/find_hotel.sql), take every night, store the booking. A cancel
+-- gives the nights back through change_inventory too.
 
 -- name: claim_reference(partner_id, environment, partner_reference, property_id)^
 -- The first statement of POST /bookings that writes. A concurrent duplicate waits here on the
@@ -16,20 +13,6 @@ VALUES (:partner_id, :environment, :partner_reference, nextval('bookings_id_seq'
 ON CONFLICT (partner_id, environment, partner_reference) DO NOTHING
 RETURNING booking_id;
 
--- name: find_claim(partner_id, environment, partner_reference)^
--- Where the caller's booking of a reference lives (a committed claim always has its booking).
-SELECT booking_id, property_id FROM booking_claims
- WHERE partner_id = :partner_id AND environment = :environment
-   AND partner_reference = :partner_reference;
-
--- name: find_booking(property_id, booking_id)^
--- A booking of the caller (found through its claim), whatever its mapping's distribution state
--- (a pause hides a property from selling, not from the bookings already made).
-SELECT b.*, pr.timezone
-  FROM bookings b
-  JOIN properties pr ON pr.id = b.property_id
- WHERE b.property_id = :property_id AND b.id = :booking_id;
-
 -- name: change_inventory(property_id, room_type_id, check_in, check_out, change)
 -- Every night of the stay in one statement: `change` rooms added to each (negative: a booking
 -- takes them, positive: a cancellation gives them back), each night only where it leaves
@@ -40,7 +23,8 @@ SELECT b.*, pr.timezone
 -- room_type_days uses), so two overlapping stays queue behind each other instead of
 -- deadlocking. The order must not come from the plan: once the table is analysed while small,
 -- a sequential scan visits rows in heap order, which an update reshuffles. Only rows the CTE
--- holds are updated, and the condition is judged again on the row as locked.
+-- holds are updated, and the condition is judged again on the row as locked. Like every writer
+-- of `available`, it stamps updated_at (not indexed: the update stays a HOT one).
 WITH locked AS MATERIALIZED (
     SELECT date FROM room_type_days
      WHERE property_id = :property_id AND room_type_id = :room_type_id
@@ -49,7 +33,7 @@ WITH locked AS MATERIALIZED (
        FOR UPDATE
 )
 UPDATE room_type_days d
-   SET available = d.available + :change
+   SET available = d.available + :change, updated_at = now()
   FROM locked l
  WHERE d.property_id = :property_id AND d.room_type_id = :room_type_id AND d.date = l.date
    AND d.available + :change >= 0
@@ -67,13 +51,4 @@ VALUES (:id, :partner_id, :environment, :partner_reference, :confirmation_number
         :hotel_code, :room_type_code, :rate_plan_code, :check_in, :check_out, :rooms,
         :total_amount, :currency, :nights, :cancellation_policy, :policy_currency,
         :policy_fx_rate, :nationality, :guests, :contact, :special_requests, :arrival_time)
-RETURNING *;
-
--- name: mark_cancelled(property_id, id, cancelled_at, penalty_amount, cancel_reason)^
--- The transition itself is the guard: of two concurrent cancels only one gets the row back,
--- and only that one releases the inventory.
-UPDATE bookings
-   SET status = 'cancelled', cancelled_at = :cancelled_at, penalty_amount = :penalty_amount,
-       cancel_reason = :cancel_reason
- WHERE property_id = :property_id AND id = :id AND status = 'confirmed'
 RETURNING *;

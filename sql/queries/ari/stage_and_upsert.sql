@@ -1,5 +1,5 @@
 -- Applying a group of batches, in the worker, in one transaction: lock and claim them
--- (batches.sql), stage the judged items (ari_staged_values, migration 0015), read the
+-- (claim_group.sql), stage the judged items (ari_staged_values, migration 0015), read the
 -- rejections, one upsert per day table, and empty the staging. Set-based throughout: a
 -- 5,000-item batch, or 200 one-item batches, is the same handful of statements.
 
@@ -89,7 +89,7 @@ SELECT :stage, j.property_id, j.batch_id, j.seq,
              WHEN i.to_date > (i.today + interval '2 years')::date THEN 'date_too_far'
            END AS rejection
       FROM (
-        SELECT b.id AS batch_id, b.seq * 8192 + (e.ord - 1) AS seq,
+        SELECT b.id AS batch_id, ari_item_order(b.seq, e.ord - 1) AS seq,
                (e.ord - 1)::integer AS index, b.property_id, b.mapping_id, b.sandbox_scenario,
                h.today,
                e.v->>'room_type_code' AS room_type_code,
@@ -136,7 +136,7 @@ SELECT :stage, j.property_id, j.batch_id, j.seq,
 
 -- name: staged_rejections(stage, property_ids)
 -- The rejected items of a staging, with their batch, in acceptance order.
-SELECT batch_id, mod(seq, 8192)::integer AS index, rejection AS code, room_type_code,
+SELECT batch_id, ari_order_item_index(seq) AS index, rejection AS code, room_type_code,
        rate_plan_code, currency, plan_currency, from_date, to_date
   FROM ari_staged_values
  WHERE property_id = ANY(:property_ids) AND stage = :stage AND rejection IS NOT NULL

@@ -1,39 +1,5 @@
--- name: find_mapped_hotel(partner_id, environment, hotel_code)^
--- The caller's mapping of a hotel code, paused or not: a pause hides a property from selling,
--- never from the channel manager that keeps its ARI (contract section 8).
-SELECT pp.id AS mapping_id, pp.property_id, pp.hotel_code
-  FROM partner_properties pp
- WHERE pp.partner_id = :partner_id AND pp.environment = :environment
-   AND pp.hotel_code = :hotel_code;
-
--- name: next_batch_seq(property_id)$
--- The hotel's next acceptance number, counted in property_counters (one counter per property,
--- so one shard under Citus): the counter's row lock makes a hotel's concurrent accepts take
--- 1, 2, 3... one after the other, held from here, the accept's last statements, to its commit.
--- A rolled-back accept (or dry run) gives its number back.
-INSERT INTO property_counters AS c (property_id, last_batch_seq)
-VALUES (:property_id, 1)
-ON CONFLICT (property_id) DO UPDATE SET last_batch_seq = c.last_batch_seq + 1
-RETURNING last_batch_seq;
-
--- name: accept_batch(id, seq, partner_id, environment, mapping_id, property_id, hotel_code, kind, items, item_count, sandbox_scenario, delay_seconds)^
--- `delay_seconds`: for X-Sandbox-Scenario delayed_apply, how long after acceptance the batch may
--- apply (`apply_after`, on the database's clock like `received_at`); NULL otherwise. A plain
--- VALUES insert after next_batch_seq rather than one INSERT ... SELECT from the counter: Citus
--- routes this to the hotel's shard; it would pull that one through the coordinator.
-INSERT INTO ari_batches (id, seq, partner_id, environment, mapping_id, property_id, hotel_code,
-                         kind, items, item_count, sandbox_scenario, apply_after)
-VALUES (:id, :seq, :partner_id, :environment, :mapping_id, :property_id, :hotel_code, :kind,
-        :items, :item_count, :sandbox_scenario,
-        now() + make_interval(secs => CAST(:delay_seconds AS double precision)))
-RETURNING id AS batch_id, property_id, status, item_count, apply_after;
-
--- name: batch_outcome(id, partner_id, environment)^
--- A batch as its partner sees it; another partner's (or environment's) is not there at all.
-SELECT id AS batch_id, kind, hotel_code, status, item_count, applied_count, rejected_count,
-       rejected, received_at, applied_at
-  FROM ari_batches
- WHERE id = :id AND partner_id = :partner_id AND environment = :environment;
+-- The worker taking a group of batches (connectivity/ari/apply.py, claim_group): the hotels'
+-- advisory locks first, then their oldest unfinished batches, claimed under their row locks.
 
 -- name: batch_hotel(id)$
 -- The hotel of a batch known by its id alone (GET /ari/batches; a job enqueued before jobs
@@ -130,56 +96,6 @@ UPDATE ari_batches b
    AND b.status IN ('queued', 'processing')
 RETURNING b.id, b.property_id, b.seq, b.kind, b.item_count;
 
--- name: finish_batches(outcomes, property_ids)!
--- Every batch of a group with its own outcome, in one statement: outcomes is a JSON object
--- {batch id: {"applied_count", "rejected_count", "rejected"}}.
-UPDATE ari_batches b
-   SET status = CASE WHEN (o.outcome->>'rejected_count')::integer = 0 THEN 'applied'
-                     WHEN (o.outcome->>'applied_count')::integer = 0 THEN 'rejected'
-                     ELSE 'partially_applied' END,
-       applied_count = (o.outcome->>'applied_count')::integer,
-       rejected_count = (o.outcome->>'rejected_count')::integer,
-       -- The moment the outcome is written, not the transaction's start (now()); the
-       -- statement's start rather than clock_timestamp(): Citus refuses volatile functions in
-       -- an UPDATE of a distributed table.
-       rejected = o.outcome->'rejected', applied_at = statement_timestamp(), failure = NULL
-  FROM jsonb_each(:outcomes) AS o(id, outcome)
- -- (property_ids: under Citus, only the group's hotels' shards are touched)
- WHERE b.property_id = ANY(:property_ids)
-   AND b.id = o.id;
-
 -- name: batch_unfinished(property_id, id)^
 SELECT 1 AS unfinished FROM ari_batches
  WHERE property_id = :property_id AND id = :id AND status IN ('queued', 'processing');
-
--- name: fail_batch(id, failure)!
--- Processing itself failed, after the job's retries: reported, and left for an operator.
-UPDATE ari_batches SET status = 'failed', failure = :failure, applied_at = statement_timestamp()
- WHERE id = :id AND status IN ('queued', 'processing');
-
--- name: stranded_batches(older_than_seconds, max_count)
--- Unfinished batches old enough that their job should have run: Redis may have lost it, been
--- down when the batch was accepted, or the worker applying it may have died.
-SELECT id, property_id
-  FROM ari_batches
- WHERE status IN ('queued', 'processing')
-   AND coalesce(started_at, received_at) < now() - make_interval(secs => :older_than_seconds)
- ORDER BY received_at
- LIMIT :max_count;
-
--- name: prune_batch_items(retention_days, max_count)
--- Drops the items of up to max_count finished batches applied more than retention_days ago;
--- status, counts and rejected rows (the outcome GET /ari/batches shows) stay. The oldest are
--- picked without locking them (under Citus a FOR UPDATE must be a router query, on one hotel's
--- shard, and these span every hotel), and the UPDATE checks again that a batch is still
--- unpruned: a second operator's run picking the same batches waits for the first's row locks,
--- then finds them pruned and leaves them, so each batch is pruned once.
-UPDATE ari_batches b SET items = '[]'::jsonb, items_pruned_at = now()
- WHERE b.id IN (SELECT id FROM ari_batches
-                 WHERE items_pruned_at IS NULL
-                   AND status IN ('applied', 'partially_applied', 'rejected')
-                   AND applied_at < now() - make_interval(days => :retention_days)
-                 ORDER BY applied_at
-                 LIMIT :max_count)
-   AND b.items_pruned_at IS NULL
-RETURNING b.id;

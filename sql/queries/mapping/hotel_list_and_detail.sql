@@ -1,3 +1,6 @@
+-- GET /mapping/hotels and GET /mapping/hotels/{hotelCode} (connectivity/mapping/service.py);
+-- the hotel of the detail is found by find_hotel.sql.
+
 -- name: list_active_hotels(partner_id, environment)
 -- The caller's mapped properties whose distribution is active, in the partner's hotel codes.
 SELECT pp.hotel_code, pr.name, pr.country, pr.currency, pr.max_child_age
@@ -6,14 +9,6 @@ SELECT pp.hotel_code, pr.name, pr.country, pr.currency, pr.max_child_age
  WHERE pp.partner_id = :partner_id AND pp.environment = :environment
    AND pp.distribution_active
  ORDER BY pp.hotel_code;
-
--- name: find_active_hotel(partner_id, environment, hotel_code)^
-SELECT pp.id AS mapping_id, pp.hotel_code, pr.id AS property_id, pr.name, pr.country,
-       pr.currency, pr.timezone, pr.max_child_age
-  FROM partner_properties pp
-  JOIN properties pr ON pr.id = pp.property_id
- WHERE pp.partner_id = :partner_id AND pp.environment = :environment
-   AND pp.hotel_code = :hotel_code AND pp.distribution_active;
 
 -- name: mapped_room_types(mapping_id)
 SELECT prt.room_type_code, rt.name, rt.max_occupancy
