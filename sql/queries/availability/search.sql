@@ -12,8 +12,7 @@
 -- room types and plans that may be sold, each plan's price factors) is first folded into one
 -- row per hotel, with arrays. The day tables are then read by one index range per hotel, in
 -- LATERAL subqueries that join nothing but those arrays. No plan the optimizer can pick turns
--- this into nested loops over thousands of rows; letting it join CTEs of misestimated size
--- once took 1.5 s for 30 ms of work.
+-- this into nested loops over thousands of rows, as a join of CTEs of misestimated size can.
 --
 -- Cost, and why the last subquery looks as it does: the ~42,000 rate_plan_days rows of a
 -- 200-hotel, 7-night search are what the statement spends its time on, so each row does as
@@ -22,8 +21,7 @@
 -- tested against arrays (the ~30 groups per hotel are, for being offers and open); it is not
 -- sorted (the groups hash); its amount is one expression (NaN marks a closed or unpriced night
 -- inside the same sum), and for the usual party and hotel that expression is the rate plus the
--- plan's extra adults. On the bench data set this took the statement from 88 ms to 43 ms
--- (p50 of `make bench`'s search-floor, same machine and data; docs/benchmarks.md).
+-- plan's extra adults (the figures: docs/benchmarks-history.md, "The search statement").
 WITH
 -- The hotels, each with the requested rooms as it prices them: a child older than the
 -- property's max_child_age counts and pays as an adult; a child of unknown age is a child.

@@ -62,8 +62,8 @@ RETURNING d.room_type_id, d.date, o.taken;
 -- in the one (date, room type) order every writer of room_type_days uses, keeps two modifies
 -- that swap room types from deadlocking. The two sets are joined to room_type_days as one list,
 -- so each night is one primary-key lookup: written as `IN (...) OR IN (...)` the planner could
--- only filter the property's whole key range (7,300 rows read to lock 3, 11 ms against
--- 0.1 ms: docs/benchmarks.md, "lock_nights").
+-- only filter the property's whole key range, reading a year of rows to lock a few
+-- (docs/benchmarks-history.md, "`lock_nights`: the plan before and after").
 WITH nights AS (
     SELECT w.room_type_id, w.date
       FROM jsonb_to_recordset(:wanted::jsonb) AS w(room_type_id bigint, date date)
