@@ -8,8 +8,9 @@ from decimal import Decimal
 from typing import Any
 
 from connectivity.auth.authenticate import Caller
+from connectivity.store.claimed import claimed_row
 from connectivity.store.database import Database
-from connectivity.web.errors import Conflict, NotFound, ValidationFailed
+from connectivity.web.errors import Conflict, NotFound, ServiceUnavailable, ValidationFailed
 from connectivity.pricing import CancellationPolicy, booking_policy_penalty, hours_before_check_in
 from connectivity.store.queries import queries
 from connectivity.web.fields import money_number
@@ -18,13 +19,19 @@ from connectivity.bookings.records import booking_view
 
 def find_booking(conn, caller: Caller, reference: str) -> dict:
     """Through the reference's claim, then on the booking's own shard (two router reads under
-    Citus instead of one query over every shard)."""
+    Citus instead of one query over every shard). No claim: 404. A claim proves its booking
+    exists, so a booking not visible yet (Citus, between two workers' commits) is read again
+    (store/claimed.py), and is a 503 with Retry-After if it stays unseen, never a 404. Every
+    reader of a booking by reference comes here: GET, cancel, and POST's replay."""
     q = queries().bookings
     claim = q.find_claim(conn, partner_id=caller.partner_id, environment=caller.environment,
                          partner_reference=reference)
-    row = claim and q.find_booking(conn, **claim)
-    if row is None:
+    if claim is None:
         raise NotFound(f"no booking {reference!r} for this partner")
+    row = claimed_row(lambda: q.find_booking(conn, **claim))
+    if row is None:
+        raise ServiceUnavailable(f"booking {reference!r} is being stored; retry shortly",
+                                 retry_after=1)
     return row
 
 

@@ -15,8 +15,9 @@ from zoneinfo import ZoneInfo
 from psycopg.types.json import Jsonb
 
 from connectivity.auth.authenticate import Caller
+from connectivity.store.claimed import claimed_row
 from connectivity.store.database import Database
-from connectivity.web.errors import NotFound, ValidationFailed
+from connectivity.web.errors import NotFound, ServiceUnavailable, ValidationFailed
 from connectivity.mapping.hotel_code import find_hotel, not_mapped
 from connectivity.store.queries import queries
 from connectivity.reservations.findings import (Finding, nightly_rates_findings, penalty_claim_differs, shortfall,
@@ -175,11 +176,8 @@ def _claim(conn, caller: Caller, reference: str, status: str, hotel_code: str | 
         else:
             claim = q.find_reservation_claim(conn, **keys)
     row = q.lock_reservation(conn, **claim)
-    while row is None:
-        # A concurrent delivery moved this orphan to its hotel while this one waited for the
-        # lock (the row it waited for is gone): follow the claim there.
-        claim = q.find_reservation_claim(conn, **keys)
-        row = q.lock_reservation(conn, **claim)
+    if row is None:
+        row = _follow_claim(conn, keys)
     if hotel is not None and hotel["property_id"] != row["property_id"]:
         if row["received_at"] is not None:
             if not replay_first:  # a redelivery answers as one, wherever it names
@@ -187,6 +185,21 @@ def _claim(conn, caller: Caller, reference: str, status: str, hotel_code: str | 
         else:
             row = _move_orphan(conn, keys, row, hotel["property_id"])
     return row, hotel
+
+
+def _follow_claim(conn, keys: dict) -> dict:
+    """The claimed reservation's row, locked, when it was not where the claim first said. A
+    claim proves its row exists: the row is either not visible yet (Citus, between two
+    workers' commits) or gone to its hotel, moved by a concurrent delivery while this one
+    waited for its lock (the claim then names the new place). Both are followed by reading the
+    claim again, then the row, for a bounded time (store/claimed.py); a 503 with Retry-After if
+    the row stays unseen, never a 404."""
+    q = queries().reservations
+    row = claimed_row(lambda: q.lock_reservation(conn, **q.find_reservation_claim(conn, **keys)))
+    if row is None:
+        raise ServiceUnavailable(f"reservation {keys['partner_reference']!r} is being stored; "
+                                 "retry shortly", retry_after=1)
+    return row
 
 
 def _move_orphan(conn, keys: dict, row: dict, to_property_id: int) -> dict:

@@ -2,7 +2,9 @@
 -- (connectivity/bookings/manage.py): the booking found through its claim, on its own shard.
 
 -- name: find_claim(partner_id, environment, partner_reference)^
--- Where the caller's booking of a reference lives (a committed claim always has its booking).
+-- Where the caller's booking of a reference lives. A committed claim always has its booking,
+-- but on Citus the booking may show a moment after the claim (two workers, each committing on
+-- its own): the reader reads it again for a bounded time (store/claimed.py), never a 404.
 SELECT booking_id, property_id FROM booking_claims
  WHERE partner_id = :partner_id AND environment = :environment
    AND partner_reference = :partner_reference;

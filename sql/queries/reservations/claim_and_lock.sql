@@ -26,6 +26,8 @@ VALUES (:property_id, :reservation_id, :partner_id, :environment, :partner_refer
 
 -- name: lock_reservation(property_id, reservation_id)^
 -- Every delivery of one reference holds this lock until it commits: they apply one at a time.
+-- No row for a committed claim: not visible yet (Citus) or moved with its orphan; the caller
+-- reads the claim and this again for a bounded time (store/claimed.py).
 SELECT r.id, r.status, r.mapping_id, r.property_id, r.state, r.received_at, r.version,
        r.penalty_amount, r.penalty_currency, r.penalty_claim, r.penalty_claim_currency,
        pr.timezone
