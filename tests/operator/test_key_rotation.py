@@ -167,6 +167,7 @@ def test_secret_key_previous_setting():
     with pytest.raises(SettingsError, match="SECRET_KEY_PREVIOUS"):
         Settings.from_env({**env, "SECRET_KEY_PREVIOUS": "short"})
     assert Settings.from_env(env).privacy_purge_after_days == 365
-    assert Settings.from_env({**env, "PRIVACY_PURGE_AFTER_DAYS": "30"}).privacy_purge_after_days == 30
+    thirty = Settings.from_env({**env, "PRIVACY_PURGE_AFTER_DAYS": "30"})
+    assert thirty.privacy_purge_after_days == 30
     with pytest.raises(SettingsError, match="PRIVACY_PURGE_AFTER_DAYS"):
         Settings.from_env({**env, "PRIVACY_PURGE_AFTER_DAYS": "0"})

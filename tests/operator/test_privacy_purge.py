@@ -251,7 +251,8 @@ def test_a_reservation_whose_stay_ended_long_ago_loses_its_guest_data_only(clien
     again = purge_guest_data(db, after_checkout_days=365, now=now)
     assert (again.bookings, again.reservations) == (0, 0)
     untouched = push_past(client, push, "CM-NEW", ended_days_ago=10)["answer"]
-    assert untouched["guest_data_purged"] is False and untouched["guests"] == recent["answer"]["guests"]
+    assert untouched["guest_data_purged"] is False
+    assert untouched["guests"] == recent["answer"]["guests"]
 
 
 def test_the_cli_purges_after_the_days_given_or_the_setting(app, client, pull, push, db, cli):
