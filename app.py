@@ -95,8 +95,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     built = services.Services(
         settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
-        feed_cursors=CursorSigner(settings.secret_key),
-        quote_tokens=QuoteTokens(settings.secret_key, settings.quote_ttl_seconds))
+        feed_cursors=CursorSigner(settings.secret_keys),
+        quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds))
     # The routes read them through `services()`; the process's other parts (auth's guard,
     # health, metrics, the CLI) and the tests by these keys.
     services.register(app, built)

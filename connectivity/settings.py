@@ -24,6 +24,13 @@ class Settings:
     database_url: str
     redis_url: str
     secret_key: str
+    # Keys SECRET_KEY replaced, still accepted while a rotation runs (docs/operations.md,
+    # "Rotating SECRET_KEY"): they open signing secrets sealed before it and verify quote tokens
+    # and feed cursors signed before it; everything new is sealed and signed with secret_key.
+    secret_key_previous: tuple[str, ...] = ()
+    # `privacy purge` replaces the personal fields of stays that ended more days ago than this
+    # (docs/operations.md, "Guest data that expires").
+    privacy_purge_after_days: int = 365
     quote_ttl_seconds: int = 900
     max_body_bytes: int = 8 * 1024 * 1024
     db_pool_size: int = 8
@@ -75,11 +82,14 @@ class Settings:
             )
         if len(env["SECRET_KEY"]) < 32:
             raise SettingsError("SECRET_KEY must be at least 32 characters of random material")
+        previous = _previous_secret_keys(env)
         try:
             settings = cls(
                 database_url=env["DATABASE_URL"],
                 redis_url=env["REDIS_URL"],
                 secret_key=env["SECRET_KEY"],
+                secret_key_previous=previous,
+                privacy_purge_after_days=int(env.get("PRIVACY_PURGE_AFTER_DAYS", 365)),
                 quote_ttl_seconds=int(env.get("QUOTE_TTL_SECONDS", 900)),
                 max_body_bytes=int(env.get("MAX_BODY_BYTES", 8 * 1024 * 1024)),
                 # A web process runs WEB_THREADS requests at once and each holds one database
@@ -118,7 +128,25 @@ class Settings:
             raise SettingsError("READ_MAX_LAG_SECONDS must be more than 0")
         if settings.quote_ttl_seconds < 1:
             raise SettingsError("QUOTE_TTL_SECONDS must be at least 1 (a quote token's validity)")
+        if settings.privacy_purge_after_days < 1:
+            raise SettingsError("PRIVACY_PURGE_AFTER_DAYS must be at least 1")
         return settings
+
+    @property
+    def secret_keys(self) -> tuple[str, ...]:
+        """Every SECRET_KEY a signature may verify under, the current one last (itsdangerous
+        signs with the last of a list)."""
+        return (*self.secret_key_previous, self.secret_key)
+
+
+def _previous_secret_keys(env: Mapping[str, str]) -> tuple[str, ...]:
+    """SECRET_KEY_PREVIOUS: comma-separated keys (a key holds no comma), each as long as
+    SECRET_KEY must be; the current key listed again is ignored."""
+    keys = [k.strip() for k in (env.get("SECRET_KEY_PREVIOUS") or "").split(",") if k.strip()]
+    if any(len(k) < 32 for k in keys):
+        raise SettingsError("each key of SECRET_KEY_PREVIOUS (comma-separated) must be at least "
+                            "32 characters, as SECRET_KEY")
+    return tuple(dict.fromkeys(k for k in keys if k != env["SECRET_KEY"]))
 
 
 def _connection_url(env: Mapping[str, str], name: str) -> str | None:

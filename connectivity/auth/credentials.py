@@ -13,8 +13,9 @@ import hashlib
 import hmac
 import secrets
 import string
+from collections.abc import Sequence
 
-from cryptography.fernet import Fernet, InvalidToken
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
@@ -56,19 +57,46 @@ def split_token(token: str) -> tuple[str, str] | None:
 
 
 class SigningVault:
-    """Encrypts and decrypts the HMAC signing secret of each key."""
+    """Encrypts and decrypts the HMAC signing secret of each key.
 
-    def __init__(self, secret_key: str):
-        derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
-                       info=b"connectivity/key-signing-secret/v1").derive(secret_key.encode())
-        self._fernet = Fernet(base64.urlsafe_b64encode(derived))
+    A secret is sealed under the current SECRET_KEY; it opens under that key or any previous one
+    (SECRET_KEY_PREVIOUS), so a rotation breaks no key while `keys reencrypt` reseals them. The
+    row records which key sealed it (`sealed_by`, a fingerprint: re-encrypting skips what the
+    current key sealed already, so it can run again)."""
+
+    def __init__(self, secret_key: str, previous: Sequence[str] = ()):
+        self._current = _fernet(secret_key)
+        self.sealed_by = key_fingerprint(secret_key)
+        self._any = MultiFernet([self._current, *(_fernet(k) for k in previous)])
 
     def seal(self, secret: str) -> bytes:
-        return self._fernet.encrypt(secret.encode())
+        return self._current.encrypt(secret.encode())
 
     def open(self, sealed: bytes) -> str | None:
         try:
-            return self._fernet.decrypt(bytes(sealed)).decode()
+            return self._any.decrypt(bytes(sealed)).decode()
         except InvalidToken:
-            # Sealed under another SECRET_KEY: the key cannot sign until it is reissued.
+            # Sealed under a SECRET_KEY this process no longer holds: the key cannot sign until
+            # it is reissued.
             return None
+
+    def reseal(self, sealed: bytes) -> bytes | None:
+        """The same secret sealed under the current key; None when no key held here opens it."""
+        try:
+            return self._any.rotate(bytes(sealed))
+        except InvalidToken:
+            return None
+
+
+def _fernet(secret_key: str) -> Fernet:
+    derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                   info=b"connectivity/key-signing-secret/v1").derive(secret_key.encode())
+    return Fernet(base64.urlsafe_b64encode(derived))
+
+
+def key_fingerprint(secret_key: str) -> str:
+    """Names a SECRET_KEY in the database without revealing it: 16 hex digits of a derivation
+    of its own, independent of the sealing key's."""
+    return HKDF(algorithm=hashes.SHA256(), length=8, salt=None,
+                info=b"connectivity/key-signing-secret/fingerprint/v1").derive(
+                    secret_key.encode()).hex()

@@ -93,7 +93,8 @@ def build_guards(settings: Settings, redis_client: redis.Redis) -> Guards:
                                              settings.db_idle_in_transaction_timeout_seconds))
     cache = KeyCache(keys.find_key, ttl_seconds=settings.key_cache_ttl_seconds)
     authenticator = Authenticator(
-        cache, keys.count_mapped_properties, SigningVault(settings.secret_key),
+        cache, keys.count_mapped_properties,
+        SigningVault(settings.secret_key, settings.secret_key_previous),
         NonceLedger(redis_client, settings.redis_prefix, settings.nonce_ttl_seconds),
         settings.signature_max_skew_seconds)
     return Guards(authenticator, KeyRateLimiter(settings.redis_url, settings.redis_prefix), keys,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from itsdangerous import BadData, Signer, URLSafeSerializer
@@ -50,10 +51,14 @@ Positions = dict[int, Position]  # by origin
 
 
 class CursorSigner:
-    def __init__(self, secret_key: str):
-        self._signer = Signer(secret_key, salt=SALT, digest_method=hashlib.sha256)
-        self._serializer_v2 = URLSafeSerializer(secret_key, salt=_SALT_V2)
-        self._serializer_v1 = URLSafeSerializer(secret_key, salt=_SALT_V1)
+    def __init__(self, secret_keys: str | Sequence[str]):
+        """`secret_keys`: SECRET_KEY, or the keys a cursor may verify under with the current one
+        last (itsdangerous signs with the last): a cursor signed before a rotation still
+        loads."""
+        keys = [secret_keys] if isinstance(secret_keys, str) else list(secret_keys)
+        self._signer = Signer(keys, salt=SALT, digest_method=hashlib.sha256)
+        self._serializer_v2 = URLSafeSerializer(keys, salt=_SALT_V2)
+        self._serializer_v1 = URLSafeSerializer(keys, salt=_SALT_V1)
 
     def dump(self, partner_id: int, environment: str, positions: Positions) -> str:
         numbers = [partner_id, ENVIRONMENTS.index(environment)]

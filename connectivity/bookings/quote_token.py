@@ -66,8 +66,10 @@ class QuotedPrice:
 
 
 class QuoteTokens:
-    def __init__(self, secret_key: str, ttl_seconds: int):
-        self._serializer = URLSafeSerializer(secret_key, salt=SALT,
+    def __init__(self, secret_keys: str | Sequence[str], ttl_seconds: int):
+        """`secret_keys`: SECRET_KEY, or the keys a token may verify under with the current one
+        last: a token signed before a rotation keeps working until it expires."""
+        self._serializer = URLSafeSerializer(_key_list(secret_keys), salt=SALT,
                                              signer_kwargs={"digest_method": hashlib.sha256})
         self.ttl_seconds = ttl_seconds
 
@@ -103,3 +105,7 @@ class QuoteTokens:
             raise Conflict("quote_mismatch", "quote_token was issued for another stay, partner "
                            "or occupancy (hotel, room type, rate plan, dates, rooms and guests "
                            "per room must be those quoted)")
+
+
+def _key_list(secret_keys: str | Sequence[str]) -> list[str]:
+    return [secret_keys] if isinstance(secret_keys, str) else list(secret_keys)

@@ -15,10 +15,20 @@ BOOKING_FIELDS = ("partner_reference", "confirmation_number", "status", "hotel_c
                   "penalty_amount")
 
 
+# What `privacy purge` replaces (connectivity/operator/privacy.py): answered null once purged,
+# never as if the partner had sent them empty.
+PURGED_FIELDS = ("guests", "contact", "special_requests")
+
+
 def booking_view(row: dict) -> dict:
-    return {**{name: row[name] for name in BOOKING_FIELDS},
+    view = {**{name: row[name] for name in BOOKING_FIELDS},
             "nights": [{"date": dt.date.fromisoformat(n["date"]), "amount": Decimal(n["amount"])}
-                       for n in row["nights"]]}
+                       for n in row["nights"]],
+            "guest_data_purged": row["guest_data_purged_at"] is not None,
+            "guest_data_purged_at": row["guest_data_purged_at"]}
+    if view["guest_data_purged"]:
+        view.update(dict.fromkeys(PURGED_FIELDS))
+    return view
 
 
 def stored_nights(dates: list[dt.date], amounts: tuple[Decimal, ...]) -> list[dict]:

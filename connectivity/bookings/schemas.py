@@ -144,8 +144,10 @@ class BookingSchema(PricedStaySchema):
     nights = fields.List(fields.Nested(StayNightSchema), required=True)
     cancellation_policy = fields.Nested(CancellationPolicySchema, required=True, metadata={
         "description": "as in force when the booking was made; the penalty follows it"})
-    guests = fields.List(fields.Nested(GuestSchema), required=True)
-    contact = fields.Nested(ContactSchema, required=True)
+    guests = fields.List(fields.Nested(GuestSchema), required=True, allow_none=True, metadata={
+        "description": "null once `guest_data_purged`"})
+    contact = fields.Nested(ContactSchema, required=True, allow_none=True, metadata={
+        "description": "null once `guest_data_purged`"})
     special_requests = fields.String(allow_none=True)
     arrival_time = fields.String(allow_none=True)
     created_at = fields.DateTime(required=True)
@@ -153,6 +155,13 @@ class BookingSchema(PricedStaySchema):
         "description": "null until cancelled"})
     penalty_amount = Money(required=True, allow_none=True, metadata={
         "description": "null until cancelled"})
+    guest_data_purged = fields.Boolean(required=True, metadata={
+        "description": "true once the guests' personal data expired (the service keeps it for "
+                       "a set time after check-out): `guests`, `contact` and "
+                       "`special_requests` are then null; the stay, amounts, references and "
+                       "policy stay"})
+    guest_data_purged_at = fields.DateTime(required=True, allow_none=True, metadata={
+        "description": "when it expired; null while the booking holds it"})
 
 
 class BookingResultSchema(Schema):

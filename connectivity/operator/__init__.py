@@ -1,17 +1,19 @@
 """The operators' CLI of contract section 9: `flask --app app db|catalog|keys|distribution ...`,
-and `citus distribute` (docs/operations.md 6.4).
+`privacy purge`, and `citus distribute` (docs/operations.md 6.4).
 
 commands/ holds one module per command group, each command a thin shell over one use case; the
-modules beside it (catalog, keys, migrations, citus, demo_ari) are the operators' use cases."""
+modules beside it (catalog, keys, key_rotation, migrations, citus, demo_ari, privacy) are the
+operators' use cases."""
 
 from __future__ import annotations
 
 from flask import Flask
 
 from connectivity.operator.commands import (ari, catalog, changes, citus, db, distribution, keys,
-                                            reconciliation)
+                                            privacy, reconciliation)
 
 
 def register_cli(app: Flask) -> None:
-    for command_group in (db, catalog, keys, distribution, ari, changes, reconciliation, citus):
+    for command_group in (db, catalog, keys, distribution, ari, changes, reconciliation, citus,
+                          privacy):
         app.cli.add_command(command_group.group)

@@ -62,6 +62,7 @@ def issue_key(conn: psycopg.Connection, vault: credentials.SigningVault, *, part
     row = queries().operator.insert_key(
         conn, key_id=key_id, partner_id=partner["id"], name=name, environment=environment,
         secret_hash=credentials.hash_secret(secret), signing_secret=vault.seal(secret),
+        signing_secret_key_id=vault.sealed_by,
         scopes=scopes, requires_signature=requires_signature, rate_limit_per_minute=rate_limit,
         expires_at=expires_at)
     return IssuedKey(key_id=row["key_id"], token=f"{key_id}.{secret}", name=row["name"],

@@ -53,8 +53,10 @@ class ReservationSchema(Schema):
     check_in = fields.String(allow_none=True, metadata=DATE)
     check_out = fields.String(allow_none=True, metadata=DATE)
     rooms = fields.List(fields.Nested(RoomOutSchema), allow_none=True)
-    guests = fields.List(fields.Nested(GuestOutSchema), allow_none=True)
-    contact = fields.Nested(ContactOutSchema, allow_none=True)
+    guests = fields.List(fields.Nested(GuestOutSchema), allow_none=True, metadata={
+        "description": "null before the reservation arrived, and once `guest_data_purged`"})
+    contact = fields.Nested(ContactOutSchema, allow_none=True, metadata={
+        "description": "null when not sent, and once `guest_data_purged`"})
     sell_amount = Money(allow_none=True)
     sell_currency = fields.String(allow_none=True)
     net_amount = Money(allow_none=True)
@@ -71,6 +73,13 @@ class ReservationSchema(Schema):
     updated_at = fields.DateTime(required=True)
     version = fields.Integer(required=True, metadata={
         "description": "deliveries of this reference received so far, redeliveries included"})
+    guest_data_purged = fields.Boolean(required=True, metadata={
+        "description": "true once the guests' personal data expired (the service keeps it for "
+                       "a set time after check-out): `guests`, `contact` and "
+                       "`special_requests` are then null; the stay, rooms, amounts and "
+                       "references stay"})
+    guest_data_purged_at = fields.DateTime(required=True, allow_none=True, metadata={
+        "description": "when it expired; null while the reservation holds it"})
 
 
 class AcknowledgementSchema(Schema):

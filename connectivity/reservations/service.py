@@ -26,7 +26,7 @@ from connectivity.reservations.inventory import lock_nights, release_inventory, 
 from connectivity.reservations.penalty import pushed_reservation_penalty
 from connectivity.reservations.reconciliation import reconciliation_of, record_reconciliation
 from connectivity.reservations.schemas import ReservationCancelRequestSchema, ModifyRequestSchema
-from connectivity.reservations.state import shown, to_json, with_modification
+from connectivity.reservations.state import purged_fields, shown, to_json, with_modification
 
 ORPHAN = "orphan_cancellation"
 
@@ -236,7 +236,7 @@ def _record(conn, row: dict, kind: str, raw: str, request_id: str,
     return q.record_version(
         conn, **_at(row), version=q.next_version(conn, **_at(row)), kind=kind, ack_id=ack_id,
         replay_of=replay_of["version"] if replay_of else None, payload=raw,
-        request_id=request_id)
+        drop_fields=purged_fields(row, kind), request_id=request_id)
 
 
 def _replay(conn, row: dict, original: dict, kind: str, raw: str, request_id: str) -> dict:

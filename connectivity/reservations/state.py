@@ -17,6 +17,18 @@ SHOWN_FIELDS = ("guest_confirmation", "hotel_code", "check_in", "check_out", "ro
                 "modified_at")
 
 
+# The personal fields of a delivery, which `privacy purge` removes (connectivity/operator/
+# privacy.py, sql/queries/operator/purge_guest_data.sql): a cancel's free-text reason, the
+# others' guests, contact and special requests.
+PERSONAL_FIELDS = {"cancel": ("reason",), "create": ("guests", "contact", "special_requests")}
+
+
+def purged_fields(row: dict, kind: str) -> list[str]:
+    """What a delivery of this kind keeps out once the reservation's guest data was purged: a
+    redelivery or a late cancel does not bring it back."""
+    return list(PERSONAL_FIELDS.get(kind, ())) if row["guest_data_purged_at"] else []
+
+
 def to_json(value: Any) -> Any:
     if isinstance(value, Decimal):
         return str(value)
@@ -57,4 +69,8 @@ def shown(row: dict) -> dict:
     return {"partner_reference": row["partner_reference"], "status": row["status"],
             "received": row["received_at"] is not None, **view,
             "received_at": row["received_at"], "created_at": row["created_at"],
-            "updated_at": row["updated_at"], "version": row["version"]}
+            "updated_at": row["updated_at"], "version": row["version"],
+            # `privacy purge` (connectivity/operator/privacy.py) took guests, contact and
+            # special_requests out of the state: they read null, and this says why.
+            "guest_data_purged": row["guest_data_purged_at"] is not None,
+            "guest_data_purged_at": row["guest_data_purged_at"]}

@@ -57,3 +57,17 @@ def test_cursors_of_the_earlier_forms_still_read():
     assert SIGNER.load(v1, 7, "sandbox") == {0: Position(812, 9)}
     with pytest.raises(CursorExpired):
         SIGNER.load(v2, 8, "sandbox")
+
+
+def test_a_cursor_signed_before_a_rotation_reads_while_its_key_is_previous():
+    """SECRET_KEY_PREVIOUS (docs/operations.md 5.4): the old key verifies, the new one signs."""
+    positions = {0: Position(5, 1)}
+    old = CursorSigner("old key").dump(7, "sandbox", positions)
+    rotating = CursorSigner(["old key", "new key"])
+    assert rotating.load(old, 7, "sandbox") == positions
+    new = rotating.dump(7, "sandbox", positions)
+    assert CursorSigner("new key").load(new, 7, "sandbox") == positions
+    with pytest.raises(CursorExpired):
+        CursorSigner("new key").load(old, 7, "sandbox")  # once the old key is dropped
+    v1 = URLSafeSerializer("old key", salt="pcs.change-feed-cursor.v1").dumps([7, "sandbox", 8, 9])
+    assert rotating.load(v1, 7, "sandbox") == {0: Position(8, 9)}

@@ -36,6 +36,17 @@ def test_round_trip_and_expiry():
     assert exc.value.code == "quote_expired"
 
 
+def test_a_token_signed_before_a_rotation_opens_while_its_key_is_previous():
+    """SECRET_KEY_PREVIOUS (docs/operations.md 5.4): the old key verifies, the new one signs."""
+    old_token, _ = QuoteTokens("o" * 40, 900).issue(binding(), Decimal("10"), "EUR", None, NOW)
+    rotating = QuoteTokens(["o" * 40, "n" * 40], 900)
+    assert rotating.open(old_token, NOW).total == Decimal("10")
+    new_token, _ = rotating.issue(binding(), Decimal("11"), "EUR", None, NOW)
+    assert QuoteTokens("n" * 40, 900).open(new_token, NOW).total == Decimal("11")
+    with pytest.raises(InvalidQuoteToken):
+        QuoteTokens("n" * 40, 900).open(old_token, NOW)  # once the old key is dropped
+
+
 @pytest.mark.parametrize("changes", [
     {"partner_id": 8}, {"environment": "production"}, {"hotel_code": "H2"},
     {"room_type_code": "R2"}, {"rate_plan_code": "P2"}, {"check_in": dt.date(2026, 11, 30)},

@@ -1,4 +1,4 @@
-"""`keys issue`, `keys revoke` and `keys list`."""
+"""`keys issue`, `keys revoke`, `keys list` and `keys reencrypt`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KeyStateNotAnnounced
 from connectivity.auth.scopes import PRESETS, SCOPES
 from connectivity.operator.commands.context import database, settings
+from connectivity.operator.key_rotation import DEFAULT_BATCH_SIZE, reencrypt_signing_secrets
 from connectivity.web.validators import ENVIRONMENTS
 from connectivity.operator.keys import (DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key,
                                         list_keys, revoke_key)
@@ -45,7 +46,7 @@ def _timestamp(_ctx, _param, value):
 def keys_issue(partner_code, name, environment, preset, extra_scopes, signed, rate_limit,
                expires_at, as_json):
     """Issue a key. Its token is printed once and cannot be shown again."""
-    vault = SigningVault(settings().secret_key)
+    vault = _vault()
     try:
         issued = database().run(issue_key, vault, partner_code=partner_code, name=name,
                                 environment=environment, preset=preset,
@@ -95,3 +96,25 @@ def keys_list(partner_code, as_json):
         click.echo(f"{r['key_id']}  {r['environment']:<10} {state:<8} "
                    f"signed={str(r['requires_signature']).lower():<5} "
                    f"{r['rate_limit_per_minute']}/min  {r['name']}  [{' '.join(r['scopes'])}]")
+
+
+@group.command("reencrypt")
+@click.option("--batch-size", type=click.IntRange(1, 10_000), default=DEFAULT_BATCH_SIZE,
+              show_default=True, help="Keys per transaction.")
+def keys_reencrypt(batch_size):
+    """Seal every key's signing secret under the current SECRET_KEY (after a rotation, with
+    the old key in SECRET_KEY_PREVIOUS). Safe while the service runs; running it again reseals
+    only what another key sealed."""
+    report = reencrypt_signing_secrets(database(), _vault(), batch_size=batch_size)
+    click.echo(f"resealed {report.resealed} signing secret(s) under the current SECRET_KEY; "
+               f"{report.remaining} key(s) still sealed under another key")
+    if report.unopened:
+        shown = " ".join(report.unopened[:20]) + (" ..." if len(report.unopened) > 20 else "")
+        raise click.ClickException(
+            f"{len(report.unopened)} key(s) open under neither SECRET_KEY nor "
+            f"SECRET_KEY_PREVIOUS, so they cannot sign: {shown}. If their key was dropped too "
+            "early, put it back in SECRET_KEY_PREVIOUS and run this again; else reissue them")
+
+
+def _vault() -> SigningVault:
+    return SigningVault(settings().secret_key, settings().secret_key_previous)

@@ -19,9 +19,10 @@ SELECT b.*, pr.timezone
 
 -- name: mark_cancelled(property_id, id, cancelled_at, penalty_amount, cancel_reason)^
 -- The transition itself is the guard: of two concurrent cancels only one gets the row back,
--- and only that one releases the inventory.
+-- and only that one releases the inventory. A booking whose guest data was purged keeps no
+-- free-text reason (connectivity/operator/privacy.py).
 UPDATE bookings
    SET status = 'cancelled', cancelled_at = :cancelled_at, penalty_amount = :penalty_amount,
-       cancel_reason = :cancel_reason
+       cancel_reason = CASE WHEN guest_data_purged_at IS NULL THEN :cancel_reason END
  WHERE property_id = :property_id AND id = :id AND status = 'confirmed'
 RETURNING *;

@@ -2,11 +2,13 @@
 -- connectivity/operator/keys.py; revoke_keys_named for the local demo set-up). The read on every
 -- request is auth/request_key.sql.
 
--- name: insert_key(key_id, partner_id, name, environment, secret_hash, signing_secret, scopes, requires_signature, rate_limit_per_minute, expires_at)^
-INSERT INTO api_keys (key_id, partner_id, name, environment, secret_hash, signing_secret, scopes,
-                      requires_signature, rate_limit_per_minute, expires_at)
-VALUES (:key_id, :partner_id, :name, :environment, :secret_hash, :signing_secret, :scopes,
-        :requires_signature, :rate_limit_per_minute, :expires_at)
+-- name: insert_key(key_id, partner_id, name, environment, secret_hash, signing_secret, signing_secret_key_id, scopes, requires_signature, rate_limit_per_minute, expires_at)^
+INSERT INTO api_keys (key_id, partner_id, name, environment, secret_hash, signing_secret,
+                      signing_secret_key_id, scopes, requires_signature, rate_limit_per_minute,
+                      expires_at)
+VALUES (:key_id, :partner_id, :name, :environment, :secret_hash, :signing_secret,
+        :signing_secret_key_id, :scopes, :requires_signature, :rate_limit_per_minute,
+        :expires_at)
 RETURNING key_id, name, environment, scopes, requires_signature, rate_limit_per_minute,
           expires_at, created_at;
 

@@ -30,7 +30,7 @@ VALUES (:property_id, :reservation_id, :partner_id, :environment, :partner_refer
 -- reads the claim and this again for a bounded time (store/claimed.py).
 SELECT r.id, r.status, r.mapping_id, r.property_id, r.state, r.received_at, r.version,
        r.penalty_amount, r.penalty_currency, r.penalty_claim, r.penalty_claim_currency,
-       pr.timezone
+       r.guest_data_purged_at, pr.timezone
   FROM reservations r
   JOIN properties pr ON pr.id = r.property_id
  WHERE r.property_id = :property_id AND r.id = :reservation_id

@@ -15,9 +15,11 @@ UPDATE reservations SET version = version + 1, updated_at = now()
  WHERE property_id = :property_id AND id = :reservation_id
 RETURNING version;
 
--- name: record_version(property_id, reservation_id, version, kind, ack_id, replay_of, payload, request_id)^
+-- name: record_version(property_id, reservation_id, version, kind, ack_id, replay_of, payload, drop_fields, request_id)^
+-- `drop_fields`: the top-level fields kept out (a purged reservation's personal fields), else
+-- an empty array.
 INSERT INTO reservation_versions (property_id, reservation_id, version, kind, ack_id, replay_of,
                                   payload, request_id)
-VALUES (:property_id, :reservation_id, :version, :kind, :ack_id, :replay_of, :payload::jsonb,
-        :request_id)
+VALUES (:property_id, :reservation_id, :version, :kind, :ack_id, :replay_of,
+        :payload::jsonb - :drop_fields::text[], :request_id)
 RETURNING version, ack_id, received_at;

@@ -24,6 +24,6 @@ RETURNING id;
 -- name: reservation_view(property_id, reservation_id)^
 SELECT r.partner_reference, r.status, r.state, r.received_at, r.version, r.created_at,
        r.updated_at, r.penalty_amount, r.penalty_currency, r.penalty_claim,
-       r.penalty_claim_currency
+       r.penalty_claim_currency, r.guest_data_purged_at
   FROM reservations r
  WHERE r.property_id = :property_id AND r.id = :reservation_id;
