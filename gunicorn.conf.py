@@ -17,7 +17,11 @@ preload_app = False
 # On SIGTERM a worker stops accepting and finishes the requests in flight within this time.
 graceful_timeout = 30
 timeout = 30
-keepalive = 5
+# An idle connection outlives every Retry-After the service sends (at most 61 s: a 429's wait
+# for the rate limit's 60 s window; 5 s for a 503), so a client that waits as told and reuses its
+# connection never meets one the server has just closed (tests/web/test_keepalive.py). Behind a
+# load balancer this must also exceed the balancer's idle timeout (docs/operations.md).
+keepalive = 75
 accesslog = None  # the app logs one JSON line per request, with its request_id
 errorlog = "-"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import threading
 
 import structlog
 
@@ -25,6 +26,31 @@ def _render(event_dict, **_dumps_kw) -> str:
     return _ENCODER.encode(event_dict)
 
 
+class LineLogger:
+    """Writes each record and its newline in ONE write to the current sys.stdout (looked up at
+    each record, as print() does, so a redirected stdout is followed), then flushes.
+
+    print() writes the message and the newline separately; with PYTHONUNBUFFERED=1 (common on
+    PaaS) each goes to the pipe on its own, and another process's record can land between them,
+    so a log shipper reads two records as one line (tests/web/test_log_lines.py). A write to a
+    pipe stays whole up to PIPE_BUF (4,096 bytes on Linux)."""
+
+    _lock = threading.Lock()  # threads of one process: one record at a time
+
+    def msg(self, message: str) -> None:
+        out = sys.stdout
+        with self._lock:
+            out.write(message + "\n")
+            out.flush()
+
+    log = debug = info = warn = warning = msg
+    fatal = failure = err = error = critical = exception = msg
+
+
+def _line_logger(*_args) -> LineLogger:
+    return LineLogger()
+
+
 def configure_logging(level: str = "INFO") -> None:
     logging.basicConfig(format="%(message)s", stream=sys.stdout, level=level, force=True)
     structlog.configure(
@@ -36,6 +62,7 @@ def configure_logging(level: str = "INFO") -> None:
             structlog.processors.JSONRenderer(serializer=_render),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level)),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stdout),
+        # One write per record (LineLogger), never print()'s two.
+        logger_factory=_line_logger,
         cache_logger_on_first_use=True,
     )

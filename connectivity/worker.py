@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 from rq.worker import SimpleWorker, WorkerStatus
 
 from connectivity.adapters.rq_pubsub import stop_listening
+from connectivity.adapters.rq_scheduler import SpawnedSchedulerWorker
 from connectivity.ari import jobs
 from connectivity.ari.queue import BatchQueue, queue_name, requeue_stranded_batches
 from connectivity.store.database import Database
@@ -44,7 +45,11 @@ REDIS_RETRY_SECONDS = 1.0
 log = structlog.get_logger(__name__)
 
 
-class BatchWorker(SimpleWorker):
+class BatchWorker(SpawnedSchedulerWorker, SimpleWorker):
+    # The scheduler (delayed retries, delayed_apply) runs in a spawned process holding none of
+    # this process's PostgreSQL or Redis connections, and takes over a lock a killed worker's
+    # scheduler left (adapters/rq_scheduler.py).
+
     # What the job in hand is given after SIGTERM, as HerokuWorker gives its horse: a platform
     # sends SIGKILL some seconds later (Heroku 30 s, Kubernetes 30 s by default).
     imminent_shutdown_delay = 6

@@ -66,12 +66,18 @@ def apply_batch(db: Database, batch_id: str, property_id: int | None = None, *,
             return {**group[batch_id], "others": [b for b in group if b != batch_id]}
         with db.connection() as conn:
             if q.batch_unfinished(conn, property_id=property_id, id=batch_id) is None:
+                # Another job's group applied it and counted the attempt: this job's mark was
+                # none (a transaction of this job that took it and rolled back would have
+                # raised instead of coming here).
+                q.give_back_attempt(conn, property_id=property_id, id=batch_id)
                 return None
-        if wait and not group:
-            # The hotel was ours and nothing of it could be claimed: a sandbox batch before
-            # this one waits for its time (delayed_apply). Its own job, scheduled for then,
-            # applies this one in its group (and recovery would requeue it in any case).
-            return None
+            if wait and not group:
+                # The hotel was ours and nothing of it could be claimed: a sandbox batch before
+                # this one waits for its time (delayed_apply). Its own job, scheduled for then,
+                # applies this one in its group (and recovery would requeue it in any case);
+                # whichever takes it counts that attempt.
+                q.give_back_attempt(conn, property_id=property_id, id=batch_id)
+                return None
         wait = not group
 
 
@@ -80,7 +86,7 @@ def _apply_group(conn, batch_id: str, property_id: int, wait: bool, on_connectio
     """One group applied: {batch id: its outcome counts}."""
     if on_connection is not None:
         on_connection(conn)
-    group = claim_group(conn, property_id, wait)
+    group = claim_group(conn, property_id, wait, batch_id)
     if not group:
         return {}
     if on_claimed is not None:
@@ -92,10 +98,11 @@ def _apply_group(conn, batch_id: str, property_id: int, wait: bool, on_connectio
     return finish_batches(conn, group, staged.rejected)
 
 
-def claim_group(conn, property_id: int, wait: bool) -> list[dict]:
+def claim_group(conn, property_id: int, wait: bool, batch_id: str) -> list[dict]:
     """Lock the job's hotel (waiting for the worker that holds it only if `wait`), then the
     hotels of the oldest waiting batches that no other worker holds, and claim their oldest
-    batches, the job's hotel's first."""
+    batches, the job's hotel's first; each counts an attempt but the job's own `batch_id`,
+    which its job counted when it marked it."""
     q = queries().ari
     if wait:
         q.lock_hotel(conn, property_id=property_id)
@@ -104,7 +111,8 @@ def claim_group(conn, property_id: int, wait: bool) -> list[dict]:
     if not hotels:
         return []
     return q.claim_batches(conn, property_ids=hotels, own_property_id=property_id,
-                           max_batches=GROUP_MAX_BATCHES, max_items=GROUP_MAX_ITEMS)
+                           own_batch_id=batch_id, max_batches=GROUP_MAX_BATCHES,
+                           max_items=GROUP_MAX_ITEMS)
 
 
 def lock_waiting_hotels(conn, property_id: int) -> list[int]:

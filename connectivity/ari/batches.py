@@ -19,6 +19,7 @@ from connectivity.web.errors import NotFound, ValidationFailed
 from connectivity.web.forced_outcomes import HEADER
 from connectivity.mapping.hotel_code import mapped_hotel
 from connectivity.store.queries import queries
+from connectivity.ari.idempotency import IdempotentRequest, KeyTakenMeanwhile, claim, earlier_answer
 from connectivity.ari.queue import BatchQueue
 
 
@@ -41,30 +42,53 @@ DELAYED_APPLY_SECONDS = 10
 
 
 def accept_batch(db: Database, queue: BatchQueue, caller: Caller, kind: str, request: dict,
-                 sandbox_scenario: str | None = None) -> dict:
-    """Store the batch (404 when the hotel is not mapped for the caller), then enqueue it.
-    `sandbox_scenario`: `partially_applied` or `delayed_apply`, stored with the batch."""
+                 sandbox_scenario: str | None = None,
+                 idempotent: IdempotentRequest | None = None) -> tuple[dict, bool]:
+    """Store the batch (404 when the hotel is not mapped for the caller), then enqueue it; the
+    answer, and whether it is a replay. `sandbox_scenario`: `partially_applied` or
+    `delayed_apply`, stored with the batch. `idempotent`: the push's Idempotency-Key, taken
+    with the batch; a repeat of the key answers the first batch and stores or queues nothing
+    (idempotency.py)."""
     if sandbox_scenario == "partially_applied" and len(request["items"]) < 2:
         raise ValidationFailed({HEADER: [
             "partially_applied needs at least 2 items: item 0 is rejected, the others apply"]})
     batch_id = str(uuid.uuid4())
-    accepted = db.run(store_batch, caller, batch_id, kind, request, sandbox_scenario)
+    try:
+        accepted = db.run(store_batch, caller, batch_id, kind, request, sandbox_scenario,
+                          idempotent)
+    except KeyTakenMeanwhile:
+        # Rolled back, batch and all: this run finds the key's row and answers from it.
+        accepted = db.run(store_batch, caller, batch_id, kind, request, sandbox_scenario,
+                          idempotent)
+    if accepted.pop("replayed", False):
+        return accepted, True
     queue.enqueue(batch_id, accepted.pop("property_id"), not_before=accepted.pop("apply_after"))
-    return accepted
+    return accepted, False
 
 
 def store_batch(conn, caller: Caller, batch_id: str, kind: str, request: dict,
-                sandbox_scenario: str | None = None) -> dict:
+                sandbox_scenario: str | None = None,
+                idempotent: IdempotentRequest | None = None) -> dict:
     q = queries().ari
+    if idempotent is not None:
+        # Before the hotel: a replay answers as the first time even if the mapping changed since.
+        earlier = earlier_answer(conn, caller, idempotent)
+        if earlier is not None:
+            return {**earlier, "replayed": True}
     hotel = mapped_hotel(conn, caller, request["hotel_code"])
     seq = q.next_batch_seq(conn, property_id=hotel["property_id"])
-    return q.accept_batch(conn, id=batch_id, seq=seq, partner_id=caller.partner_id,
-                          environment=caller.environment, mapping_id=hotel["mapping_id"],
-                          property_id=hotel["property_id"], hotel_code=hotel["hotel_code"],
-                          kind=kind, items=_items_json(request["items"]),
-                          item_count=len(request["items"]), sandbox_scenario=sandbox_scenario,
-                          delay_seconds=(DELAYED_APPLY_SECONDS
-                                         if sandbox_scenario == "delayed_apply" else None))
+    accepted = q.accept_batch(conn, id=batch_id, seq=seq, partner_id=caller.partner_id,
+                              environment=caller.environment, mapping_id=hotel["mapping_id"],
+                              property_id=hotel["property_id"], hotel_code=hotel["hotel_code"],
+                              kind=kind, items=_items_json(request["items"]),
+                              item_count=len(request["items"]),
+                              sandbox_scenario=sandbox_scenario,
+                              delay_seconds=(DELAYED_APPLY_SECONDS
+                                             if sandbox_scenario == "delayed_apply" else None))
+    if idempotent is not None:
+        claim(conn, caller, idempotent, property_id=hotel["property_id"], batch_id=batch_id,
+              item_count=len(request["items"]))
+    return accepted
 
 
 def batch_outcome(db: Database, caller: Caller, batch_id: str) -> dict:

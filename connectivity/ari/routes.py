@@ -1,3 +1,5 @@
+from flask import request as http_request
+
 from connectivity import API_PREFIX
 from connectivity.web.api import ApiBlueprint
 from connectivity.auth.access import current_caller, requires
@@ -7,12 +9,13 @@ from connectivity.web.forced_outcomes import forced_outcome
 from connectivity.web.ready_body import ready_json_response
 from connectivity.web.services import services
 from connectivity.ari.batches import accept_batch, batch_outcome
+from connectivity.ari.idempotency import REPLAYED_HEADER, IdempotentRequest
 from connectivity.ari.dry_run import dry_run_batch
 from connectivity.ari.readback import read_back
 from connectivity.ari.schemas import (MAX_ARI_ITEMS, MAX_READBACK_CODES, MAX_READBACK_DAYS,
                       MAX_RESTRICTION_ITEMS, AriRequestSchema, BatchAcceptedSchema,
                       BatchOutcomeSchema, DryRunQuerySchema, DryRunResultSchema,
-                      ReadBackQuerySchema, ReadBackSchema,
+                      IdempotencyHeaderSchema, ReadBackQuerySchema, ReadBackSchema,
                       RestrictionsRequestSchema)
 
 blp = ApiBlueprint("ari", __name__, url_prefix=API_PREFIX,
@@ -62,6 +65,12 @@ _DRY_RUN_EXAMPLE = {"success": True, "request_id": "5f0c1d2e3a4b4c5d", "data": {
                  "date": "2027-01-01", "field": "rate", "from": 110, "to": 120}]}}
 
 
+_REPLAYED = {REPLAYED_HEADER: {
+    "description": "`true` when this answer repeats the first one for the same Idempotency-Key "
+                   "(nothing was stored this time); absent otherwise",
+    "schema": {"type": "string", "enum": ["true"]}}}
+
+
 _PUT_ARI = f"""Upsert rates and inventory per date (scope ari.write)
 
 Up to {MAX_ARI_ITEMS} items per request. Inventory (`availability`) belongs to the room type;
@@ -73,14 +82,15 @@ rate plan's currency) need a `rate_plan_code`; restrictions are the rate plan's 
 @blp.route("/ari", methods=["PUT"])
 @blp.arguments(AriRequestSchema)
 @blp.arguments(DryRunQuerySchema, location="query")
-@blp.response(202, enveloped(BatchAcceptedSchema))
+@blp.arguments(IdempotencyHeaderSchema, location="headers")
+@blp.response(202, enveloped(BatchAcceptedSchema), headers=_REPLAYED)
 @blp.alt_response(200, schema=enveloped(DryRunResultSchema), success=True,
                   description=_DRY_RUN_ANSWER, example=_DRY_RUN_EXAMPLE)
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires("ari.write")
 @described(_PUT_ARI)
-def put_ari(request, query):
-    return _accept("ari", request, query["dry_run"])
+def put_ari(request, query, headers):
+    return _accept("ari", request, query["dry_run"], headers["idempotency_key"])
 
 
 _PUT_RESTRICTIONS = f"""Upsert restrictions over date ranges (scope restriction.write)
@@ -93,14 +103,15 @@ to `days_of_week` (0 = Monday ... 6 = Sunday) when sent. A range that starts bef
 @blp.route("/ari/restrictions", methods=["PUT"])
 @blp.arguments(RestrictionsRequestSchema)
 @blp.arguments(DryRunQuerySchema, location="query")
-@blp.response(202, enveloped(BatchAcceptedSchema))
+@blp.arguments(IdempotencyHeaderSchema, location="headers")
+@blp.response(202, enveloped(BatchAcceptedSchema), headers=_REPLAYED)
 @blp.alt_response(200, schema=enveloped(DryRunResultSchema), success=True,
                   description=_DRY_RUN_ANSWER, example=_DRY_RUN_EXAMPLE)
 @error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires("restriction.write")
 @described(_PUT_RESTRICTIONS)
-def put_restrictions(request, query):
-    return _accept("restrictions", request, query["dry_run"])
+def put_restrictions(request, query, headers):
+    return _accept("restrictions", request, query["dry_run"], headers["idempotency_key"])
 
 
 @blp.route("/ari/batches/<batch_id:batchId>", methods=["GET"])
@@ -150,11 +161,20 @@ def read_ari(query):
     return ready_json_response(read_back(services().db, current_caller(), query))
 
 
-def _accept(kind: str, request: dict, dry_run: bool):
+def _accept(kind: str, request: dict, dry_run: bool, idempotency_key: str | None):
     if dry_run:
+        # A dry run neither uses nor reads keys (contract 12.4).
         return ready_json_response(dry_run_batch(services().db, current_caller(), kind,
                                                  request))
+    idempotent = None
+    if idempotency_key is not None:
+        # The request a key stands for: method, path and the body bytes as sent.
+        idempotent = IdempotentRequest.of(idempotency_key, http_request.method,
+                                          http_request.path, http_request.get_data(cache=True))
     # A sandbox scenario the push honours itself (partially_applied, delayed_apply) is stored
     # with the batch.
-    return accept_batch(services().db, services().ari_queue, current_caller(), kind, request,
-                        forced_outcome())
+    accepted, replayed = accept_batch(services().db, services().ari_queue, current_caller(),
+                                      kind, request, forced_outcome(), idempotent)
+    if replayed:
+        return accepted, {REPLAYED_HEADER: "true"}
+    return accepted

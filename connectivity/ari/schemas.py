@@ -11,6 +11,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from connectivity.web.fields import Amount, CurrencyCode, Day, Flag, Money, PartnerCode, PartnerCodeList
 from connectivity.web.validators import PARTNER_CODE_RE
+from connectivity.ari.idempotency import HEADER as IDEMPOTENCY_KEY, RETENTION_HOURS
 from connectivity.ari.limits import AVAILABILITY, MAX_ARI_ITEMS, MAX_RESTRICTION_ITEMS, STAY_NIGHTS
 from connectivity.ari.quick_items import quick_ari_items
 
@@ -105,6 +106,24 @@ class RestrictionsRequestSchema(Schema):
     items = fields.List(fields.Nested(RestrictionItemSchema), required=True,
                         validate=validate.Length(min=1, max=MAX_RESTRICTION_ITEMS), metadata={
                             "description": f"1-{MAX_RESTRICTION_ITEMS} date-range upserts"})
+
+
+class IdempotencyHeaderSchema(Schema):
+    """The optional Idempotency-Key header of a push (contract 12.4)."""
+    idempotency_key = fields.String(
+        data_key=IDEMPOTENCY_KEY, load_default=None,
+        validate=validate.Regexp(r"^[!-~]{1,255}\Z", error=(
+            "1-255 characters, printable ASCII without spaces")),
+        metadata={"description": (
+            "Optional. A key of your choosing (1-255 characters, printable ASCII without "
+            "spaces; a UUID is a good one), so that a push whose answer was lost in transit "
+            "can be sent again safely. A repeat with the same key, path and body (byte for "
+            "byte) stores nothing and answers the first 202 again, with the same `batch_id` and "
+            "the header `Idempotent-Replayed: true`; two at once store one batch. The same key "
+            "with another path or body is 422 `idempotency_key_reused`, nothing stored. Keys "
+            f"belong to the partner and environment and are kept at least {RETENTION_HOURS} "
+            "hours. A request refused before storing (401, 403, 404, 413, 415, 422, 429, 503) "
+            "does not use its key; a dry run neither uses nor reads keys.")})
 
 
 class BatchAcceptedSchema(Schema):

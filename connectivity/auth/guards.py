@@ -31,6 +31,9 @@ class KeyReader:
     tried once more on another connection, instead of by a ping before every read.
     """
 
+    # How its sessions show in pg_stat_activity, apart from the use cases' (`pcs-web`).
+    APPLICATION_NAME = "pcs-web-keys"
+
     def __init__(self, url: str, *, max_size: int, timeout: float, options: str = ""):
         # After a database restart every pooled connection is broken, each found by one read:
         # so many tries, and one more on a fresh connection.
@@ -42,7 +45,8 @@ class KeyReader:
                               # session settings (docs/operations.md, "PgBouncer").
                               connection_class=SessionConnection,
                               kwargs={"row_factory": dict_row, "autocommit": True,
-                                      "options": options})
+                                      "options": options,
+                                      "application_name": self.APPLICATION_NAME})
 
     @property
     def pool(self) -> ConnectionPool:

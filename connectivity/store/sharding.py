@@ -21,6 +21,8 @@ DISTRIBUTED_BY_PROPERTY = (
     "rate_plan_days",
     "property_counters",
     "ari_batches",
+    # Beside its batch: the key and the batch are stored on one shard, in one phase.
+    "ari_idempotency_keys",
     "ari_staged_values",
     "bookings",
     "reservations",

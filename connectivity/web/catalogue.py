@@ -97,6 +97,11 @@ CATALOGUE: tuple[ErrorCode, ...] = (
     ErrorCode(422, "currency_not_supported",
               "no FX rate converts the prices into the requested currency",
               "ask without `currency`, or in another one"),
+    ErrorCode(422, "idempotency_key_reused",
+              "the `Idempotency-Key` was used before for another request (another path or body) "
+              "of the partner and environment; nothing was stored",
+              "send a new key for a new request; a retry sends the same key with the same body",
+              details="with the first request's `details.batch_id`"),
     ErrorCode(429, "rate_limited", "the key sent more than its `rate_limit_per_minute` in 60 s",
               "retry after `Retry-After` seconds"),
     ErrorCode(501, "not_implemented", "the operation is not implemented",

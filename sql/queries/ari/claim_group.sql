@@ -55,15 +55,17 @@ SELECT property_id, count(*) AS batches
  GROUP BY property_id
  ORDER BY min(received_at);
 
--- name: claim_batches(property_ids, own_property_id, max_batches, max_items)
+-- name: claim_batches(property_ids, own_property_id, own_batch_id, max_batches, max_items)
 -- The unfinished batches of the hotels this transaction holds: the own hotel's first (the job's
 -- batch is there), then the others oldest first; the first whatever its size, then while the
 -- group stays within max_batches and max_items. Each hotel's share is its oldest batches, so
 -- its batches take effect in acceptance order. Locked for this transaction, which applies them
--- all and finishes each with its own outcome. A batch taken from `queued` counts an attempt
--- here; one already `processing` was counted by its own job (mark_processing), even when that
--- job waits for its hotel while this group applies the batch. Read after the hotel locks, so
--- it sees what their previous holders finished. A sandbox batch pushed with `delayed_apply`
+-- all and finishes each with its own outcome. Every batch taken counts an attempt here except
+-- the job's own (:own_batch_id), which its job counted when it marked it (mark_processing). A
+-- batch another job marked `processing` counts too: that job's transaction may have rolled back
+-- (its attempt stays counted by the mark) or it may still be waiting for its hotel, and then,
+-- finding its batch finished here, gives its unused attempt back (give_back_attempt). Read
+-- after the hotel locks, so it sees what their previous holders finished. A sandbox batch pushed with `delayed_apply`
 -- (apply_after in the future) is not taken before its time, nor is any later batch of its hotel:
 -- the hotel's batches still take effect in acceptance order.
 WITH unfinished AS (
@@ -87,7 +89,7 @@ waiting AS (
 )
 UPDATE ari_batches b
    SET status = 'processing',
-       attempts = b.attempts + CASE WHEN b.status = 'queued' THEN 1 ELSE 0 END,
+       attempts = b.attempts + CASE WHEN b.id = :own_batch_id THEN 0 ELSE 1 END,
        started_at = CASE WHEN b.status = 'queued' THEN w.claimed_at ELSE b.started_at END
   FROM waiting w
  -- (property_ids again: under Citus, only the held hotels' shards are touched)
@@ -95,6 +97,13 @@ UPDATE ari_batches b
    AND b.id = w.id AND (w.position = 1 OR w.items_up_to <= :max_items)
    AND b.status IN ('queued', 'processing')
 RETURNING b.id, b.property_id, b.seq, b.kind, b.item_count;
+
+-- name: give_back_attempt(property_id, id)!
+-- A job that marked its batch (mark_processing counted an attempt) but never took it in a
+-- transaction of its own: another job's group applied it and counted that attempt, or it waits
+-- behind a delayed batch. Its own mark was no attempt.
+UPDATE ari_batches SET attempts = attempts - 1
+ WHERE property_id = :property_id AND id = :id AND attempts > 0;
 
 -- name: batch_unfinished(property_id, id)^
 SELECT 1 AS unfinished FROM ari_batches

@@ -1,0 +1,138 @@
+"""The worker's RQ scheduler process (connectivity/adapters/rq_scheduler.py), with real Redis and
+PostgreSQL: it holds none of the worker's sockets (its PostgreSQL connections and its Redis
+connection stay the worker's own), and a worker started after a scheduler was killed takes the
+lock that scheduler left at once, rather than after it expires (61 s) and the next maintenance
+pass. Also the guard of the RQ internals the adapter relies on."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+from rq.utils import now, utcformat
+
+from connectivity.ari.queue import BatchQueue, queue_name
+from connectivity.store.database import Database
+from connectivity.worker import BatchWorker
+
+
+def sockets(pid: int) -> set[str]:
+    """The socket inodes a process holds open."""
+    found = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:"):
+            found.add(target)
+    return found
+
+
+def wait_for(condition, what: str, seconds: float = 60):
+    """A deadline only against hanging forever: the assertion is the condition, not a time."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def connection(services):
+    client = redis.Redis.from_url(services.redis_url)
+    yield client
+    client.delete(RQScheduler.get_locking_key(queue_name(services.redis_prefix)))
+    client.close()
+
+
+@pytest.fixture
+def make_worker(services, connection):
+    made = []
+    recovery = Database(services.database_url, max_size=1,
+                        application_name="pcs-worker-recovery")
+
+    def make() -> BatchWorker:
+        worker = BatchWorker([queue_name(services.redis_prefix)], connection=connection,
+                             batch_queue=BatchQueue(connection, services.redis_prefix),
+                             database=recovery, stranded_after_seconds=60)
+        made.append(worker)
+        return worker
+    yield make
+    for worker in made:
+        scheduler = worker.scheduler
+        if scheduler is not None and scheduler._process is not None \
+                and scheduler._process.is_alive():
+            worker.stop_scheduler()
+    recovery.close()
+
+
+def scheduler_pid(connection, worker) -> int:
+    """Once the scheduler process has registered itself (over its own Redis connection)."""
+    key = SCHEDULER_KEY_TEMPLATE % worker.scheduler.name
+    wait_for(lambda: connection.hget(key, "pid") not in (None, b"0"),
+             "the scheduler registered its birth")
+    return int(connection.hget(key, "pid"))
+
+
+def test_the_scheduler_process_holds_none_of_the_workers_sockets(make_worker, connection):
+    worker = make_worker()
+    # The worker's PostgreSQL connection is open, as it is from start-up (recovery runs first).
+    with worker.database.connection() as conn:
+        conn.execute("SELECT 1")
+    connection.ping()
+    worker._start_scheduler()
+    assert worker.scheduler.acquired_locks == {worker.queue_names()[0]}
+    child = scheduler_pid(connection, worker)
+    assert child != os.getpid()
+    shared = sockets(child) & sockets(os.getpid())
+    assert shared == set(), "the scheduler process shares the worker's sockets"
+
+
+def test_a_lock_left_by_a_killed_scheduler_is_taken_by_the_next_worker_at_once(make_worker,
+                                                                               connection):
+    first = make_worker()
+    first._start_scheduler()
+    lock = RQScheduler.get_locking_key(first.queue_names()[0])
+    dead = scheduler_pid(connection, first)
+    os.kill(dead, signal.SIGKILL)  # as a SIGKILL to the worker's process group does
+    first.scheduler._process.join(10)
+    assert connection.get(lock) == first.scheduler.name.encode()  # left behind, 61 s TTL
+    second = make_worker()
+    second._start_scheduler()
+    assert second.scheduler.acquired_locks == {first.queue_names()[0]}
+    assert connection.get(lock) == second.scheduler.name.encode()
+    scheduler_pid(connection, second)
+
+
+def test_a_lock_whose_owner_stopped_beating_is_taken(make_worker, connection, services):
+    lock = RQScheduler.get_locking_key(queue_name(services.redis_prefix))
+    connection.set(lock, "elsewhere", ex=61)
+    connection.hset(SCHEDULER_KEY_TEMPLATE % "elsewhere", mapping={
+        "hostname": "another-host", "pid": "1",
+        "last_heartbeat": utcformat(now() - dt.timedelta(seconds=30))})
+    try:
+        worker = make_worker()
+        worker._start_scheduler()
+        assert worker.scheduler.acquired_locks == {queue_name(services.redis_prefix)}
+    finally:
+        connection.delete(SCHEDULER_KEY_TEMPLATE % "elsewhere")
+
+
+def test_a_lock_whose_owner_is_alive_elsewhere_is_left_to_it(make_worker, connection, services):
+    lock = RQScheduler.get_locking_key(queue_name(services.redis_prefix))
+    connection.set(lock, "alive", ex=61)
+    connection.hset(SCHEDULER_KEY_TEMPLATE % "alive", mapping={
+        "hostname": "another-host", "pid": "1", "last_heartbeat": utcformat(now())})
+    try:
+        worker = make_worker()
+        worker._start_scheduler()
+        assert worker.scheduler.acquired_locks == set()
+        assert connection.get(lock) == b"alive"
+    finally:
+        connection.delete(SCHEDULER_KEY_TEMPLATE % "alive")
