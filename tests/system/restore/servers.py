@@ -24,17 +24,27 @@ ROOT = Path(__file__).resolve().parents[3]
 SEGMENT = re.compile(r"^[0-9A-F]{24}$")
 
 
+# A segment is archived when full or after this many seconds: what a restore from the archive
+# alone can lose.
+ARCHIVE_TIMEOUT_SECONDS = 1
+
+
 def archiving_primary(root: Path) -> tuple[LocalPostgres, Path]:
-    """A primary whose every completed WAL segment is copied to `root/archive` (restarted once:
+    """A primary whose every completed WAL segment is copied to `root/archive`, a segment being
+    completed at the latest ARCHIVE_TIMEOUT_SECONDS after its first write (restarted once:
     archive_mode is read at server start only)."""
     server = LocalPostgres.primary(root)
     archive = root / "archive"
     archive.mkdir()
     _own(archive, server.user)
     with open(server.pgdata / "postgresql.conf", "a") as conf:
-        # PostgreSQL's documented command: never overwrite a segment already archived.
+        # Never overwrite a segment already archived; copy under another name and rename, so
+        # that a copy cut short (the server killed meanwhile) is never taken for a segment: a
+        # restore_command finding a short segment stops recovery with FATAL.
         conf.write(f"\narchive_mode = on\n"
-                   f"archive_command = 'test ! -f {archive}/%f && cp %p {archive}/%f'\n")
+                   f"archive_command = 'test ! -f {archive}/%f && cp %p {archive}/%f.tmp "
+                   f"&& mv {archive}/%f.tmp {archive}/%f'\n"
+                   f"archive_timeout = {ARCHIVE_TIMEOUT_SECONDS}\n")
     server.stop()
     server.start()
     return server, archive
@@ -48,10 +58,11 @@ def base_backup(server: LocalPostgres, target: Path) -> None:
 
 
 def kill_postgres(server: LocalPostgres) -> None:
-    """SIGKILL to the postmaster and every process it started: no shutdown checkpoint, no last
-    WAL segment archived."""
+    """SIGKILL to the postmaster and every process under it (an archive_command's copy too):
+    no shutdown checkpoint, no last WAL segment archived."""
     postmaster = int((server.pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
-    for pid in [*children_of(postmaster), postmaster]:
+    # The postmaster first: it would start processes again after a child's death.
+    for pid in [postmaster, *descendants_of(postmaster)]:
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -62,6 +73,14 @@ def kill_postgres(server: LocalPostgres) -> None:
     server.running = False
 
 
+def descendants_of(pid: int) -> list[int]:
+    """Deepest first."""
+    found = []
+    for child in children_of(pid):
+        found += [*descendants_of(child), child]
+    return found
+
+
 def surviving_segments(server: LocalPostgres) -> list[Path]:
     return sorted(p for p in (server.pgdata / "pg_wal").iterdir() if SEGMENT.match(p.name))
 
@@ -69,7 +88,7 @@ def surviving_segments(server: LocalPostgres) -> list[Path]:
 def restore(backup: Path, archive: Path, surviving_wal: list[Path], pgdata: Path,
             user: str | None) -> LocalPostgres:
     """A new data folder from the base backup, set to replay the archive and then the WAL
-    copied from the dead server's disk (PostgreSQL reads a segment from pg_wal when
+    copied from the dead server's disk, if any (PostgreSQL reads a segment from pg_wal when
     restore_command has none: the last, partial one is never archived), to its end, and to
     open on a new timeline. Not started."""
     run_quietly(["cp", "-a", backup, pgdata], user)
@@ -79,7 +98,10 @@ def restore(backup: Path, archive: Path, surviving_wal: list[Path], pgdata: Path
     with open(pgdata / "postgresql.auto.conf", "a") as conf:
         conf.write(f"\nport = {server.port}\n"
                    f"restore_command = 'cp {archive}/%f %p'\n"
-                   "recovery_target_timeline = 'latest'\n")
+                   "recovery_target_timeline = 'latest'\n"
+                   # The drill restores the same archive twice: the first restore's new
+                   # timeline must not be archived there, or the second would follow it.
+                   "archive_mode = off\n")
     (pgdata / "recovery.signal").touch()
     _own(pgdata / "recovery.signal", user)
     return server
@@ -97,7 +119,9 @@ def wait_until_writable(server: LocalPostgres, deadline_seconds: float = 30) -> 
         except psycopg.OperationalError:
             pass
         if time.monotonic() > deadline:
-            raise RuntimeError("the restored server did not leave recovery")
+            tail = server.log.read_text(errors="replace")[-3000:]
+            raise RuntimeError(f"the restored server did not leave recovery; its log ends:\n"
+                               f"{tail}")
         time.sleep(0.02)
 
 

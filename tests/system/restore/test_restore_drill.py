@@ -16,6 +16,7 @@ import dataclasses
 import datetime as dt
 import itertools
 import json
+import signal
 import threading
 import time
 from collections import Counter
@@ -34,6 +35,7 @@ from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 from tests.support.signing import bearer, signed_headers
 
 from tests.system.restore.servers import (
+    ARCHIVE_TIMEOUT_SECONDS,
     ROOT,
     archiving_primary,
     base_backup,
@@ -52,11 +54,15 @@ PREFIX = "restore:"
 START = dt.date.today() + dt.timedelta(days=5)
 NIGHTS = 10
 INITIAL = 1000
-# Bookings take nights 0 and 1, reservations nights 3 and 4; ARI batch k sets night 20 + k.
+# Bookings take nights 0 and 1, reservations nights 3 and 4; ARI batch k sets night 20 + k,
+# each night once (within the 2 years ahead the contract accepts), at most one batch every
+# ARI_PAUSE_SECONDS: the load ends before the nights run out.
 BOOKED, RESERVED, ARI_FIRST = (0, 1), (3, 4), 20
-ARI_MAX_BATCHES = 300
-# Load before the base backup, and after it until the kill.
-BEFORE_BACKUP_SECONDS, AFTER_BACKUP_SECONDS = 1.5, 2.0
+ARI_MAX_BATCHES, ARI_PAUSE_SECONDS = 650, 0.02
+# Load before the base backup, and after it until the kill; for the last WORKER_PAUSED_SECONDS
+# the worker is stopped (SIGSTOP), so that batches are unfinished at the kill, their jobs in
+# Redis alone.
+BEFORE_BACKUP_SECONDS, AFTER_BACKUP_SECONDS, WORKER_PAUSED_SECONDS = 1.5, 2.0, 1.0
 # Not figures under test: how long the test waits before it fails.
 GIVE_UP_SECONDS = 30
 
@@ -106,6 +112,8 @@ class Load:
         self.reserved: list[str] = []
         self.batches: list[tuple[str, dt.date, int]] = []
         self.statuses: Counter = Counter()
+        # When each acknowledgement arrived (time.monotonic()), by reference or batch id.
+        self.acknowledged_at: dict[str, float] = {}
         self.errors: list[BaseException] = []
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -123,6 +131,7 @@ class Load:
                                headers=bearer(self.pull))
         if response.status_code == 201:
             self.booked.append(reference)
+            self.acknowledged_at[reference] = time.monotonic()
         return "POST /bookings", response
 
     def _push_ari(self, client, k: int):
@@ -132,8 +141,11 @@ class Load:
         night, value = day(ARI_FIRST + k), ari_value(k)
         response = self._signed(client, "PUT", "/ari", {"hotel_code": "ACME-LIS", "items": [
             {"room_type_code": "ACME-DBL", "date": night.isoformat(), "availability": value}]})
+        time.sleep(ARI_PAUSE_SECONDS)
         if response.status_code == 202:
-            self.batches.append((response.get_json()["data"]["batch_id"], night, value))
+            batch_id = response.get_json()["data"]["batch_id"]
+            self.batches.append((batch_id, night, value))
+            self.acknowledged_at[batch_id] = time.monotonic()
         return "PUT /ari", response
 
     def _push_reservation(self, client, n: int):
@@ -141,6 +153,7 @@ class Load:
         response = self._signed(client, "POST", "/reservations", reservation(reference))
         if response.status_code == 201:
             self.reserved.append(reference)
+            self.acknowledged_at[reference] = time.monotonic()
 
         return "POST /reservations", response
 
@@ -218,15 +231,19 @@ def test_a_restore_from_base_backup_and_wal_keeps_every_acknowledged_write(drill
         t0 = time.monotonic()
         base_backup(primary, drill_root / "backup")
         backup_seconds = time.monotonic() - t0
-        time.sleep(AFTER_BACKUP_SECONDS)
+        time.sleep(AFTER_BACKUP_SECONDS - WORKER_PAUSED_SECONDS)
+        worker.send_signal(signal.SIGSTOP)
+        time.sleep(WORKER_PAUSED_SECONDS)
         kill_worker(worker)
         kill_postgres(primary)
+        killed = time.monotonic()
         kill_redis(redis_servers[0])
         load.stop()
         close_app(app)
         apps.remove(app)
         assert load.booked and load.reserved and load.batches, load.statuses
-        archived = sorted(p.name for p in archive.iterdir())
+        assert len(load.batches) < ARI_MAX_BATCHES, "the ARI load ran out of nights"
+        archived = sorted(p.name for p in archive.iterdir() if not p.name.endswith(".tmp"))
         surviving = surviving_segments(primary)
 
         # Restore: a new data folder, replayed to the end of the WAL, on a new port.
@@ -252,6 +269,7 @@ def test_a_restore_from_base_backup_and_wal_keeps_every_acknowledged_write(drill
             unfinished = conn.execute(
                 "SELECT count(*) AS n FROM ari_batches WHERE status IN ('queued', 'processing')"
             ).fetchone()["n"]
+        assert unfinished, "no batch was unfinished at the kill: recovery is not exercised"
         t0 = time.monotonic()
         worker = start_worker(url, redis_servers[1].url, PREFIX, SECRET_KEY,
                               drill_root / "worker-restored.log", "--burst",
@@ -265,6 +283,18 @@ def test_a_restore_from_base_backup_and_wal_keeps_every_acknowledged_write(drill
             figures |= check_reservations(conn, load.reserved)
             figures |= check_batches(conn, load.batches)
         check_through_the_api(client, pull, push, load)
+
+        # The same restore without the dead server's disk, from the archive alone: an earlier
+        # point, consistent (each thread's acknowledged writes up to some answer, none after).
+        archive_only = restore(drill_root / "backup", archive, [], drill_root / "archive-only",
+                               primary.user)
+        try:
+            archive_only.start()
+            wait_until_writable(archive_only)
+            with psycopg.connect(archive_only.url("connectivity"), row_factory=dict_row) as conn:
+                lost = lost_from_the_archive_alone(conn, load)
+        finally:
+            archive_only.close()
     finally:
         for application in apps:
             close_app(application)
@@ -278,13 +308,14 @@ def test_a_restore_from_base_backup_and_wal_keeps_every_acknowledged_write(drill
 
     answered = sum(load.statuses.values())
     others = sorted((k, n) for k, n in load.statuses.items() if k[1] not in (201, 202))
-    print(f"\n[restore] load {BEFORE_BACKUP_SECONDS + AFTER_BACKUP_SECONDS + backup_seconds:.1f} s "
-          f"(3 threads, base backup {backup_seconds:.1f} s after {BEFORE_BACKUP_SECONDS} s): "
+    loaded = BEFORE_BACKUP_SECONDS + backup_seconds + AFTER_BACKUP_SECONDS
+    print(f"\n[restore] load {loaded:.1f} s (3 threads, base backup {backup_seconds:.1f} s "
+          f"after {BEFORE_BACKUP_SECONDS} s, worker paused the last {WORKER_PAUSED_SECONDS} s): "
           f"{answered} answers, {len(load.booked)} bookings 201, {len(load.reserved)} "
           f"reservations 201, {len(load.batches)} ARI batches 202; others {others}")
     print(f"[restore] SIGKILL to PostgreSQL, Redis and the worker under load; WAL: "
-          f"{len(archived)} segments archived, {len(surviving)} in the dead server's pg_wal "
-          f"(its last one never archived)")
+          f"{len(archived)} segments archived, {len(surviving)} in the dead server's pg_wal, "
+          f"{len(set(p.name for p in surviving) - set(archived))} of them never archived")
     print(f"[restore] restored server accepting connections {accepting:.2f} s after pg_ctl "
           f"start, writable (recovery ended, new timeline) {writable:.2f} s")
     print(f"[restore] empty Redis: {unfinished} batches unfinished in PostgreSQL, recovered "
@@ -298,6 +329,14 @@ def test_a_restore_from_base_backup_and_wal_keeps_every_acknowledged_write(drill
           f"{dict(sorted(figures['attempts'].items()))}; change feed rows: "
           f"{figures['booking_changes']} for bookings, {figures['reservation_changes']} for "
           f"reservations, one covering each batch's night")
+    if lost:
+        window = killed - min(load.acknowledged_at[i] for i in lost)
+        print(f"[restore] from the archive alone (archive_timeout {ARCHIVE_TIMEOUT_SECONDS} s): "
+              f"{len(lost)} acknowledged writes lost, those of the last {window:.2f} s before "
+              f"the kill; every earlier one kept")
+    else:
+        print("[restore] from the archive alone (archive_timeout "
+              f"{ARCHIVE_TIMEOUT_SECONDS} s): no acknowledged write lost in this run")
 
 
 def check_bookings(conn, booked: list[str]) -> dict:
@@ -358,6 +397,21 @@ def check_batches(conn, batches: list[tuple[str, dt.date, int]]) -> dict:
             (night, night, day(ARI_FIRST))).fetchone()["n"]
         assert covered >= 1, (batch_id, night)
     return {"attempts": Counter(r["attempts"] for r in rows.values())}
+
+
+def lost_from_the_archive_alone(conn, load: Load) -> list[str]:
+    """What a restore from the archive alone lacks of what was acknowledged; asserted to be,
+    for each thread, the end of its answers (no gap before a kept one)."""
+    lost = []
+    for acknowledged, statement in (
+            (load.booked, "SELECT partner_reference AS id FROM bookings"),
+            (load.reserved, "SELECT partner_reference AS id FROM reservations"),
+            ([b for b, _, _ in load.batches], "SELECT id FROM ari_batches")):
+        kept = {r["id"] for r in conn.execute(statement)}
+        prefix = sum(1 for _ in itertools.takewhile(lambda i: i in kept, acknowledged))
+        assert not kept & set(acknowledged[prefix:]), "the archive alone restored a gap"
+        lost += acknowledged[prefix:]
+    return lost
 
 
 def available(conn, night: dt.date) -> int | None:
