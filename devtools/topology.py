@@ -54,7 +54,8 @@ def service_user() -> str | None:
     raise RuntimeError(f"running as root and none of the users {SERVICE_USERS} exists")
 
 
-def _own(path: Path, user: str | None) -> None:
+def give_to(path: Path, user: str | None) -> None:
+    """Make `path` the server user's (root runs the servers as that user)."""
     if user is not None:
         shutil.chown(path, user)
 
@@ -96,7 +97,7 @@ class LocalPostgres:
     def primary(cls, root: Path, name: str = "primary") -> "LocalPostgres":
         user = service_user()
         root.mkdir(parents=True, exist_ok=True)
-        _own(root, user)
+        give_to(root, user)
         server = cls(root / name, free_port(), user)
         run_quietly([PG_BIN / "initdb", "-D", server.pgdata, "-U", "postgres", "--auth=trust",
               "--no-sync", "-E", "UTF8"], user)
@@ -185,7 +186,7 @@ class PgBouncer:
         target = conninfo_to_dict(server_url)
         user = service_user()
         root.mkdir(parents=True, exist_ok=True)
-        _own(root, user)
+        give_to(root, user)
         self.port = free_port()
         self.root = root
         (root / "userlist.txt").write_text('"postgres" ""\n')
@@ -210,7 +211,7 @@ logfile = {root / 'pgbouncer.log'}
 pidfile = {root / 'pgbouncer.pid'}
 """)
         for name in ("userlist.txt", "pgbouncer.ini"):
-            _own(root / name, user)
+            give_to(root / name, user)
         self._command = [program, *(["-u", user] if user else []), str(root / "pgbouncer.ini")]
         self.process = None
         self.start()

@@ -33,9 +33,14 @@ def start_worker(services, settings, **extra_env) -> subprocess.Popen:
 
 def kill_with_work_horses(worker: subprocess.Popen) -> None:
     """SIGKILL the worker and the work horse it forked for the job (RQ starts each horse in a
-    session of its own, out of reach of a signal to the worker's group)."""
-    for pid in [*children_of(worker.pid), worker.pid]:
-        os.kill(pid, signal.SIGKILL)
+    session of its own, out of reach of a signal to the worker's group); a worker that has
+    already exited is only waited for."""
+    if worker.poll() is None:
+        for pid in [*children_of(worker.pid), worker.pid]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
     worker.wait(timeout=10)
 
 

@@ -33,7 +33,7 @@ from tests.reservations.conftest import reservation
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 from tests.support.oncitus import on_citus
 from tests.support.signing import bearer
-from tests.system.citus.conftest import API, PARTNERS, codes, node_of
+from tests.system.citus.conftest import API, PARTNERS, codes, node_of, partners_catalog
 
 CREATES, GETS, CANCELS = 4, 3, 3
 PUSHES, RES_CANCELS, MODIFIES = 4, 3, 3
@@ -61,14 +61,6 @@ def wide_app(settings):
     application.extensions["connectivity.guards"].close()
     application.extensions["connectivity.reads"].close()
 
-
-def partners_catalog() -> str:
-    return json.dumps({"partners": [
-        {"code": code, "name": f"Partner {code}", "mappings": [
-            {"property": "LIS1", "hotel_code": f"{code.upper()}-LIS", "active": True,
-             "room_types": {"DBL": f"{code.upper()}-DBL"},
-             "rate_plans": {"BAR": f"{code.upper()}-BAR"}}]}
-        for code in PARTNERS]})
 
 
 @pytest.fixture

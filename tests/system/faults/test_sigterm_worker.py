@@ -21,7 +21,7 @@ from rq.job import Job, JobStatus
 from connectivity.worker import BatchWorker
 from tests.ari.workers import (
     batch_row,
-    children_of,
+    kill_with_work_horses,
     wait_for,
     worker_waiting_on_lock,
 )
@@ -43,13 +43,7 @@ def start_worker(services, settings) -> subprocess.Popen:
 
 def stop_for_good(worker: subprocess.Popen) -> None:
     """On a failed test: no worker or work horse is left behind."""
-    if worker.poll() is None:
-        for pid in [*children_of(worker.pid), worker.pid]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        worker.wait(10)
+    kill_with_work_horses(worker)
     worker.stderr.close()
 
 

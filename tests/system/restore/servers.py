@@ -16,8 +16,8 @@ from pathlib import Path
 import psycopg
 
 from devtools.stack import EmbeddedRedis
-from devtools.topology import PG_BIN, LocalPostgres, _own, free_port, run_quietly
-from tests.ari.workers import children_of
+from devtools.topology import PG_BIN, LocalPostgres, free_port, give_to, run_quietly
+from tests.ari.workers import children_of, kill_with_work_horses
 
 ROOT = Path(__file__).resolve().parents[3]
 # A WAL segment's name: timeline, log and segment, 8 hex digits each.
@@ -36,7 +36,7 @@ def archiving_primary(root: Path) -> tuple[LocalPostgres, Path]:
     server = LocalPostgres.primary(root)
     archive = root / "archive"
     archive.mkdir()
-    _own(archive, server.user)
+    give_to(archive, server.user)
     with open(server.pgdata / "postgresql.conf", "a") as conf:
         # Never overwrite a segment already archived; copy under another name and rename, so
         # that a copy cut short (the server killed meanwhile) is never taken for a segment: a
@@ -103,7 +103,7 @@ def restore(backup: Path, archive: Path, surviving_wal: list[Path], pgdata: Path
                    # timeline must not be archived there, or the second would follow it.
                    "archive_mode = off\n")
     (pgdata / "recovery.signal").touch()
-    _own(pgdata / "recovery.signal", user)
+    give_to(pgdata / "recovery.signal", user)
     return server
 
 
@@ -142,10 +142,4 @@ def start_worker(database_url: str, redis_url: str, redis_prefix: str, secret_ke
 
 def kill_worker(worker: subprocess.Popen) -> None:
     """SIGKILL to the worker and any work horse it forked."""
-    if worker.poll() is None:
-        for pid in [*children_of(worker.pid), worker.pid]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        worker.wait(10)
+    kill_with_work_horses(worker)
