@@ -97,19 +97,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
         feed_cursors=CursorSigner(settings.secret_keys),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds))
-    # The routes read them through `services()`; the process's other parts (auth's guard,
-    # health, metrics, the CLI) and the tests by these keys.
     services.register(app, built)
-    app.extensions.update({
-        "connectivity.settings": settings,
-        "connectivity.db": db,
-        # The read use cases' database: the replica while it keeps up, else `db` (replica.py).
-        "connectivity.reads": reads,
-        "connectivity.redis": redis_client,
-        "connectivity.guards": guards,
-        "connectivity.ari_queue": built.ari_queue,
-        "connectivity.feed_cursors": built.feed_cursors,
-    })
 
     # The sandbox scenarios: a plug-in of the forced outcomes, and the header's documentation.
     scenarios = SandboxScenarios(app, SANDBOX_OPERATIONS)

@@ -17,6 +17,7 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from connectivity.web.services import services_of
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL = ROOT / ".local"
@@ -167,8 +168,8 @@ def prepare_demo(port: str) -> None:
     from connectivity.store.queries import queries
 
     app = create_app()
-    settings = app.extensions["connectivity.settings"]
-    db = app.extensions["connectivity.db"]
+    settings = services_of(app).settings
+    db = services_of(app).db
     applied = upgrade(settings.database_url, direct_url=settings.database_direct_url)
     print(f"migrations applied: {', '.join(applied) or 'none pending'}")
     db.run(load_catalog, parse_catalog(DEMO_CATALOG.read_text()))

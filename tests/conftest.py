@@ -37,6 +37,7 @@ from connectivity.operator.keys import issue_key
 from connectivity.operator.migrations import upgrade
 from connectivity.settings import Settings
 from tests.support import oncitus
+from connectivity.web.services import services_of
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "docs" / "demo-catalog.json"
 SECRET_KEY = "test-secret-key-" + "k" * 32
@@ -140,9 +141,9 @@ def app(settings):
     application = create_app(settings)
     application.config["TESTING"] = True
     yield application
-    application.extensions["connectivity.reads"].close()
-    application.extensions["connectivity.db"].close()
-    application.extensions["connectivity.guards"].close()
+    services_of(application).reads.close()
+    services_of(application).db.close()
+    services_of(application).guards.close()
 
 
 @pytest.fixture(autouse=True)
@@ -173,7 +174,7 @@ def clean_state(request):
 
 @pytest.fixture
 def db(app):
-    return app.extensions["connectivity.db"]
+    return services_of(app).db
 
 
 @pytest.fixture
@@ -213,5 +214,5 @@ def make_app(settings):
 
     yield _make
     for application in made:
-        application.extensions["connectivity.db"].close()
-        application.extensions["connectivity.guards"].close()
+        services_of(application).db.close()
+        services_of(application).guards.close()

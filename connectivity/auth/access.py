@@ -15,6 +15,7 @@ from connectivity.web.errors import InsufficientScope, NoMappedProperties, RateL
 from connectivity.web.forced_outcomes import forcible
 from connectivity.auth.authenticate import Caller
 from connectivity.auth.scopes import SCOPES
+from connectivity.web.services import services_of
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def guard_request() -> None:
     policy = policy_of(req.endpoint, app)
     if policy is None:
         return
-    guards = app.extensions["connectivity.guards"]
+    guards = services_of(app).guards
     authentication = guards.authenticator.authenticate(req)
     row = authentication.row
     structlog.contextvars.bind_contextvars(key_id=row["key_id"], partner=row["partner_code"])

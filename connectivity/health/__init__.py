@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, jsonify
 
 from connectivity.web.envelope import error_response, success_body
 from connectivity.store.queries import queries
+from connectivity.web.services import services
 
 blp = Blueprint("health", __name__)
 
@@ -27,11 +28,11 @@ def readyz():
 
 
 def _database() -> None:
-    current_app.extensions["connectivity.db"].run(queries().health.ping_database)
+    services().db.run(queries().health.ping_database)
 
 
 def _redis() -> None:
-    current_app.extensions["connectivity.redis"].ping()
+    services().redis.ping()
 
 
 def _check(probe) -> str:

@@ -24,6 +24,7 @@ from connectivity.metrics.http import record_request
 from connectivity.metrics.stored import StoredStateCollector
 from connectivity.telemetry import MULTIPROCESS, REGISTRY
 from connectivity.web.errors import Unauthorized
+from connectivity.web.services import services, services_of
 
 blp = Blueprint("metrics", __name__)
 
@@ -32,8 +33,8 @@ def init_metrics(app: Flask) -> None:
     app.after_request(record_request)
     app.register_blueprint(blp)
     app.extensions["connectivity.metrics"] = StoredStateCollector(
-        app.extensions["connectivity.db"], app.extensions["connectivity.ari_queue"],
-        app.extensions["connectivity.settings"].ari_worker_batches_per_second)
+        services_of(app).db, services_of(app).ari_queue,
+        services_of(app).settings.ari_worker_batches_per_second)
 
 
 @blp.get("/metrics")
@@ -58,7 +59,7 @@ class _Local:
 
 
 def _check_token() -> None:
-    expected = current_app.extensions["connectivity.settings"].metrics_token
+    expected = services().settings.metrics_token
     if not expected:
         return
     scheme, _, sent = request.headers.get("Authorization", "").partition(" ")

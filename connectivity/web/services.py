@@ -1,5 +1,6 @@
-"""The process's services, as every route gets them: built once by the app factory (app.py),
-read by `services()`. The types of the layers above the web are named for the type checker only:
+"""The process's services, as every part of it gets them (routes, the guard, health, metrics, the
+CLI): built once by the app factory (app.py), read by `services()` (`services_of(app)` outside a
+request or app context). The types of the layers above the web are named for the type checker only:
 the web layer never imports them."""
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ class Services:
 
 def register(app: Flask, services: Services) -> None:
     app.extensions[EXTENSION] = services
+
+
+def services_of(app: Flask) -> Services:
+    return app.extensions[EXTENSION]
 
 
 def services() -> Services:

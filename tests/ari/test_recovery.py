@@ -16,6 +16,7 @@ from tests.support.ari_days import set_room_days
 from tests.ari.conftest import API, START, day
 from tests.ari.workers import (batch_row, hold_room_day, kill_with_work_horses, start_worker, wait_for,
                       worker_backends, worker_waiting_on_lock)
+from connectivity.web.services import services_of
 
 
 def test_a_batch_accepted_while_redis_is_down_is_applied_once_it_returns(
@@ -80,8 +81,8 @@ def accept_while_redis_is_down(settings, key, items: list[dict]) -> str:
             headers={"Authorization": f"Bearer {key.token}"})
         return assert_envelope_success(response, 202)["batch_id"]
     finally:
-        down.extensions["connectivity.db"].close()
-        down.extensions["connectivity.guards"].close()
+        services_of(down).db.close()
+        services_of(down).guards.close()
 
 
 

@@ -21,6 +21,7 @@ from connectivity.operator.keys import revoke_key
 from tests.support.envelope import (API, assert_envelope_failure, assert_envelope_success,
                       assert_passed_the_guards, assert_unauthorized)
 from tests.support.signing import bearer, signed_headers
+from connectivity.web.services import services_of
 
 PING = f"{API}/ping"
 HOTELS = f"{API}/mapping/hotels"
@@ -28,7 +29,7 @@ DEAD_REDIS = "redis://127.0.0.1:1/0"
 
 
 def _copies(application) -> dict:
-    return application.extensions["connectivity.guards"].key_cache._copies
+    return services_of(application).guards.key_cache._copies
 
 
 def _cached(client, application, token: str) -> None:
@@ -146,7 +147,7 @@ def test_a_catalogue_load_flips_no_mapped_properties_on_the_next_request(app, cl
 def test_without_redis_no_copy_is_trusted(app, client, catalog, issue, settings):
     key = issue("pull")
     _cached(client, app, key.token)
-    guards = app.extensions["connectivity.guards"]
+    guards = services_of(app).guards
     working = guards.rate_limiter
     guards.rate_limiter = KeyRateLimiter(DEAD_REDIS, settings.redis_prefix)
     try:

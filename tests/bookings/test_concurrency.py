@@ -19,6 +19,7 @@ from tests.support import lockwaits
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 
 from tests.bookings.conftest import API, START, available, booking_body, booking_count, day
+from connectivity.web.services import services_of
 
 THREADS = 20
 
@@ -30,8 +31,8 @@ def wide_app(settings):
     application = create_app(dataclasses.replace(settings, db_pool_size=THREADS + 2))
     application.config["TESTING"] = True
     yield application
-    application.extensions["connectivity.db"].close()
-    application.extensions["connectivity.guards"].close()
+    services_of(application).db.close()
+    services_of(application).guards.close()
 
 
 def together(app, calls):

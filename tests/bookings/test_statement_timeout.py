@@ -11,6 +11,7 @@ import pytest
 from app import create_app
 
 from tests.bookings.conftest import API, available, booking_body, booking_count
+from connectivity.web.services import services_of
 
 
 def lisbon_id(conn) -> int:
@@ -21,8 +22,8 @@ def lisbon_id(conn) -> int:
 def impatient_app(settings):
     application = create_app(dataclasses.replace(settings, db_statement_timeout_seconds=0.3))
     yield application
-    application.extensions["connectivity.db"].close()
-    application.extensions["connectivity.guards"].close()
+    services_of(application).db.close()
+    services_of(application).guards.close()
 
 
 def test_a_booking_cut_off_by_the_statement_timeout_is_a_503_and_books_nothing(

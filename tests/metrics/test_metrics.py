@@ -18,6 +18,7 @@ from tests.support.envelope import assert_envelope_failure, assert_unauthorized
 from tests.ari.conftest import push, put, redis_client, work  # noqa: F401 - fixtures
 from tests.bookings.conftest import booking_body, lisbon, pull  # noqa: F401 - fixtures
 from tests.metrics.scrape import samples, value
+from connectivity.web.services import services_of
 
 API = "/api/connectivity/v1"
 REQUESTS = "pcs_http_requests_total"
@@ -194,8 +195,8 @@ def test_with_a_metrics_token_only_its_bearer_reads_the_page(settings, issue, ca
         assert response.status_code == 200
         assert "pcs_http_requests_total" in response.get_data(as_text=True)
     finally:
-        app.extensions["connectivity.db"].close()
-        app.extensions["connectivity.guards"].close()
+        services_of(app).db.close()
+        services_of(app).guards.close()
 
 
 def test_the_metrics_token_is_optional_in_the_environment():

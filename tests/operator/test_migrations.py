@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 from psycopg import errors
 
 from tests.operator.conftest import output_of
+from connectivity.web import services
+from connectivity.web.services import services_of
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "sql" / "migrations"
 
@@ -42,15 +45,16 @@ def test_upgrade_on_an_empty_database_applies_every_file_once(empty_database, ap
     from connectivity.settings import Settings
 
     fresh_url = empty_database
-    settings = app.extensions["connectivity.settings"]
+    running = services_of(app)
+    settings = running.settings
     try:
-        app.extensions["connectivity.settings"] = Settings(
+        services.register(app, dataclasses.replace(running, settings=Settings(
             database_url=fresh_url, redis_url=settings.redis_url, secret_key=settings.secret_key,
-            redis_prefix=settings.redis_prefix)
+            redis_prefix=settings.redis_prefix)))
         first = cli("db", "upgrade")
         second = cli("db", "upgrade")
     finally:
-        app.extensions["connectivity.settings"] = settings
+        services.register(app, running)
     files = sorted(p.stem for p in MIGRATIONS.glob("*.sql"))
     assert first.exit_code == 0, output_of(first)
     assert re.search(rf"\bapplied {len(files)}\b", first.output), first.output

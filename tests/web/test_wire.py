@@ -17,6 +17,7 @@ from connectivity.auth.access import requires
 from tests.support.envelope import (API, REQUEST_ID_RE, assert_envelope_failure, assert_envelope_success,
                       assert_passed_the_guards)
 from tests.support.signing import bearer, signed_headers
+from connectivity.web.services import services_of
 
 PING = f"{API}/ping"
 SEARCH = f"{API}/availability/search"
@@ -310,12 +311,12 @@ def test_key_reads_survive_connections_broken_since_their_last_use(make_app, cat
     fresh = application.test_client()
     key = issue("pull")
     assert_envelope_success(fresh.get(PING, headers=bearer(key.token)))
-    pool = application.extensions["connectivity.guards"].keys.pool
+    pool = services_of(application).guards.keys.pool
     held = [pool.getconn() for _ in range(3)]  # the pool now holds at least three
     backends = [conn.info.backend_pid for conn in held]
     for conn in held:
         pool.putconn(conn)
-    with psycopg.connect(application.extensions["connectivity.settings"].database_url,
+    with psycopg.connect(services_of(application).settings.database_url,
                          autocommit=True) as admin:
         for backend in backends:
             # With a timeout it returns once the backend is gone (PostgreSQL 14+). The pid

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from flask import current_app
-
 from connectivity.settings import Settings
 from connectivity.store.database import Database
+from connectivity.web.services import services
 
 
 def database() -> Database:
-    return current_app.extensions["connectivity.db"]
+    return services().db
 
 
 def settings() -> Settings:
-    return current_app.extensions["connectivity.settings"]
+    return services().settings

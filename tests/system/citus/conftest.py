@@ -18,6 +18,7 @@ from connectivity.operator.catalog import load_catalog, parse_catalog
 from tests.bookings.conftest import START as BOOKING_START
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 from tests.support.oncitus import CitusRun
+from connectivity.web.services import services_of
 
 API = "/api/connectivity/v1"
 
@@ -115,9 +116,9 @@ def remote_commands(citus: CitusRun, settings):
     try:
         yield application, found
     finally:
-        application.extensions["connectivity.db"].close()
-        application.extensions["connectivity.guards"].close()
-        application.extensions["connectivity.reads"].close()
+        services_of(application).db.close()
+        services_of(application).guards.close()
+        services_of(application).reads.close()
         with psycopg.connect(citus.cluster.url(), autocommit=True) as admin:
             for setting in ("citus.log_remote_commands", "log_min_messages"):
                 admin.execute(sql.SQL("ALTER DATABASE {} RESET " + setting)

@@ -9,6 +9,7 @@ import pytest
 from connectivity.store import sharding
 from tests.bookings.conftest import START as BOOKING_START
 from tests.support.oncitus import TEST_SHARD_COUNT
+from connectivity.web.services import services_of
 
 PLACEMENTS = """
 SELECT c.relname AS table_name, p.partmethod, p.repmodel, p.colocationid,
@@ -82,7 +83,7 @@ def test_distributing_filled_tables_copies_their_rows_and_logs_no_change(citus, 
     try:
         upgrade(url)
         application = create_app(dataclasses.replace(settings, database_url=url))
-        db = application.extensions["connectivity.db"]
+        db = services_of(application).db
         demo = Path(__file__).resolve().parents[3] / "docs" / "demo-catalog.json"
         db.run(load_catalog, parse_catalog(demo.read_text()))
         set_room_days(db, "LIS1", "DBL", stay_dates(BOOKING_START, 30), available=5)

@@ -16,6 +16,7 @@ from tests.bookings.conftest import booking_body
 from tests.reservations.conftest import reservation
 
 from tests.system.citus.conftest import API, PARTNERS, codes, node_of, remote_commands
+from connectivity.web.services import services_of
 
 
 def test_a_booking_writes_one_shard_and_two_phase_commits_only_across_workers(
@@ -89,7 +90,7 @@ def apply_one_batch(citus, settings, services, issue):
         response = app.test_client().put(f"{API}/ari", json={"hotel_code": "ACME-LIS",
                                                               "items": items}, headers=key)
         assert response.status_code == 202, response.get_json()
-        jobs.use_database(app.extensions["connectivity.db"])
+        jobs.use_database(services_of(app).db)
         try:
             SimpleWorker([queue_name(services.redis_prefix)], connection=client).work(burst=True)
         finally:

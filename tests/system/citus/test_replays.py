@@ -18,7 +18,6 @@ tries again."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import threading
 from collections import Counter
@@ -34,6 +33,7 @@ from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 from tests.support.oncitus import on_citus
 from tests.support.signing import bearer
 from tests.system.citus.conftest import API, PARTNERS, codes, node_of, partners_catalog
+from connectivity.web.services import services_of
 
 CREATES, GETS, CANCELS = 4, 3, 3
 PUSHES, RES_CANCELS, MODIFIES = 4, 3, 3
@@ -57,9 +57,9 @@ def wide_app(settings):
     application = create_app(dataclasses.replace(settings, db_pool_size=THREADS + 2))
     application.config["TESTING"] = True
     yield application
-    application.extensions["connectivity.db"].close()
-    application.extensions["connectivity.guards"].close()
-    application.extensions["connectivity.reads"].close()
+    services_of(application).db.close()
+    services_of(application).guards.close()
+    services_of(application).reads.close()
 
 
 

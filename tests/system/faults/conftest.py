@@ -23,6 +23,7 @@ from connectivity.settings import Settings
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 
 from tests.system.faults.servers import StoppablePostgres, StoppableRedis, stop_quietly
+from connectivity.web.services import services_of
 
 ROOT = Path(__file__).resolve().parents[3]
 API = "/api/connectivity/v1"
@@ -80,7 +81,7 @@ def stack(server_root):
                             redis_prefix="faults:")
         app = create_app(settings)
         app.config["TESTING"] = True
-        db = app.extensions["connectivity.db"]
+        db = services_of(app).db
         db.run(load_catalog, parse_catalog((ROOT / "docs" / "demo-catalog.json").read_text()))
         nights = stay_dates(START, NIGHTS)
         set_room_days(db, "LIS1", "DBL", nights, available=500)
@@ -89,7 +90,7 @@ def stack(server_root):
         try:
             yield Stack(postgres, redis_server, settings, app, db)
         finally:
-            app.extensions["connectivity.db"].close()
-            app.extensions["connectivity.guards"].close()
+            services_of(app).db.close()
+            services_of(app).guards.close()
     finally:
         stop_quietly(*reversed(servers))

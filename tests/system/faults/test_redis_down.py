@@ -24,6 +24,7 @@ from tests.support.signing import bearer, signed_headers
 from tests.ari.workers import children_of, wait_for
 
 from tests.system.faults.conftest import API, ROOT, SECRET_KEY, Stack, day
+from connectivity.web.services import services_of
 
 LIMIT = 5
 
@@ -176,7 +177,7 @@ def recovery_checks(stack, client, signed_push, limited, worker, lost_job_batch,
 
 def stack_redis(stack: Stack) -> redis.Redis:
     """A client of the stack's Redis, closed with the app's (test-long) connections."""
-    return stack.app.extensions["connectivity.redis"]
+    return services_of(stack.app).redis
 
 
 def start_worker(stack: Stack) -> subprocess.Popen:

@@ -14,6 +14,7 @@ import pytest
 from app import create_app
 from devtools.topology import PgBouncer, pgbouncer_program
 from tests.conftest import through_pgbouncer
+from connectivity.web.services import services_of
 
 API = "/api/connectivity/v1"
 
@@ -47,5 +48,5 @@ def pooled_app(settings, pooled_url):
     """An app whose every database connection goes through the PgBouncer."""
     application = create_app(dataclasses.replace(settings, database_url=pooled_url))
     yield application
-    application.extensions["connectivity.db"].close()
-    application.extensions["connectivity.guards"].close()
+    services_of(application).db.close()
+    services_of(application).guards.close()

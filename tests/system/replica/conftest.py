@@ -20,6 +20,7 @@ from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.keys import issue_key
 from connectivity.operator.migrations import upgrade
 from tests.conftest import DEMO_CATALOG
+from connectivity.web.services import services_of
 
 DATABASE = "connectivity"
 
@@ -102,9 +103,9 @@ def make_replica_app(settings, cluster):
 
 def seed(application) -> dict:
     """The demo catalogue and a pull key, written on the primary: the key's headers."""
-    db = application.extensions["connectivity.db"]
+    db = services_of(application).db
     db.run(load_catalog, parse_catalog(DEMO_CATALOG.read_text()))
-    settings = application.extensions["connectivity.settings"]
+    settings = services_of(application).settings
     issued = db.run(issue_key, SigningVault(settings.secret_key), partner_code="acme",
                     name="replica test", environment="sandbox", preset="pull",
                     rate_limit=100000)

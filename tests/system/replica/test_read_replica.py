@@ -12,6 +12,7 @@ from connectivity.telemetry import REGISTRY
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 
 from tests.system.replica.conftest import seed
+from connectivity.web.services import services_of
 
 API = "/api/connectivity/v1"
 START = dt.date.today() + dt.timedelta(days=5)
@@ -31,7 +32,7 @@ def stay() -> dict:
 
 
 def lisbon(application, available: int, rate: str = "100.00") -> None:
-    db = application.extensions["connectivity.db"]
+    db = services_of(application).db
     nights = stay_dates(START, NIGHTS)
     set_room_days(db, "LIS1", "DBL", nights, available=available)
     set_room_days(db, "LIS1", "SGL", nights, available=0)

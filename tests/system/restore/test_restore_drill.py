@@ -12,7 +12,6 @@ row for each. There is no event log yet: the change feed's rows are what is chec
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import itertools
 import json
@@ -47,6 +46,7 @@ from tests.system.restore.servers import (
     surviving_segments,
     wait_until_writable,
 )
+from connectivity.web.services import services_of
 
 API = "/api/connectivity/v1"
 SECRET_KEY = "restore-secret-key-" + "r" * 32
@@ -195,7 +195,7 @@ def close_app(application) -> None:
 def seed(application) -> tuple[str, str]:
     """The demo catalogue, INITIAL rooms a night on LIS1's DBL, a pull key and a signed push
     key: their tokens."""
-    db = application.extensions["connectivity.db"]
+    db = services_of(application).db
     db.run(load_catalog, parse_catalog((ROOT / "docs" / "demo-catalog.json").read_text()))
     nights = stay_dates(START, NIGHTS)
     set_room_days(db, "LIS1", "DBL", nights, available=INITIAL)
