@@ -89,7 +89,7 @@ def test_distributing_filled_tables_copies_their_rows_and_logs_no_change(citus, 
         set_room_days(db, "LIS1", "DBL", stay_dates(BOOKING_START, 30), available=5)
         set_room_days(db, "OPO1", "TWN", stay_dates(BOOKING_START, 30), available=3)
         for name in ("db", "guards", "reads"):
-            application.extensions[f"connectivity.{name}"].close()
+            getattr(services_of(application), name).close()
         count = "SELECT (SELECT count(*) FROM room_type_days), (SELECT count(*) FROM change_log)"
         with psycopg.connect(url) as conn:
             before = conn.execute(count).fetchone()
