@@ -97,8 +97,8 @@ def make_replica_app(settings, cluster):
         return application
     yield make
     for application in made:
-        for name in ("connectivity.reads", "connectivity.db", "connectivity.guards"):
-            application.extensions[name].close()
+        for name in ("reads", "db", "guards"):
+            getattr(services_of(application), name).close()
 
 
 def seed(application) -> dict:

@@ -11,6 +11,7 @@ import pytest
 
 from app import create_app
 from devtools.topology import free_port
+from connectivity.web.services import services_of
 from connectivity.logs import configure_logging
 from connectivity.telemetry import REGISTRY
 from connectivity.store.replica import LagMonitor
@@ -70,8 +71,8 @@ def test_an_unreachable_replica_at_start_sends_reads_to_the_primary_with_a_warni
         assert len(warned) == 1 and warned[0]["level"] == "warning"
         assert warned[0]["action"] == "reads go to the primary"
     finally:
-        for name in ("connectivity.reads", "connectivity.db", "connectivity.guards"):
-            application.extensions[name].close()
+        for name in ("reads", "db", "guards"):
+            getattr(services_of(application), name).close()
 
 
 def test_the_lag_is_checked_at_most_once_per_interval(services, monkeypatch):

@@ -188,8 +188,8 @@ def settings_for(database_url: str, redis_url: str) -> Settings:
 
 
 def close_app(application) -> None:
-    for name in ("connectivity.db", "connectivity.guards"):
-        application.extensions[name].close()
+    for name in ("db", "guards"):
+        getattr(services_of(application), name).close()
 
 
 def seed(application) -> tuple[str, str]:
