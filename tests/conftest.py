@@ -13,6 +13,7 @@ is not installed the run is skipped, saying so."""
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import os
 import tempfile
 import uuid
@@ -70,7 +71,7 @@ def services():
     started = []
     server_url = os.environ.get("DATABASE_URL")
     if not server_url:
-        pg = EmbeddedPostgres(LOCAL / "test-pgdata", "postgres")
+        pg = _embedded_postgres()
         started.append(pg)
         server_url = pg.url
     redis_url = os.environ.get("REDIS_URL")
@@ -102,6 +103,16 @@ def services():
         for service in reversed(started):
             if not isinstance(service, PgBouncer):
                 service.stop()
+
+
+def _embedded_postgres() -> EmbeddedPostgres:
+    """The embedded server all of this run's test processes share (pytest-xdist's workers
+    among them): the first to come makes its data directory, the others wait for it, since
+    two initdb on one directory fail."""
+    LOCAL.mkdir(parents=True, exist_ok=True)
+    with open(LOCAL / "test-pgdata.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return EmbeddedPostgres(LOCAL / "test-pgdata", "postgres")
 
 
 def _services_on_citus():

@@ -25,7 +25,18 @@ from connectivity.operator.citus import Placement, distribute
 from connectivity.operator.migrations import upgrade
 
 TEST_SHARD_COUNT = 4
-TEST_BASE_PORT = int(os.environ.get("PCS_TEST_CITUS_PORT", "9710"))
+
+
+def _base_port() -> int:
+    """PCS_TEST_CITUS_PORT, or 9710; each pytest-xdist worker (gw0, gw1...) 100 ports further
+    on, so that each has a cluster of its own: two runs on one cluster would race to start it,
+    and the first to finish would stop it under the other."""
+    port = int(os.environ.get("PCS_TEST_CITUS_PORT", "9710"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return port + 100 * int(worker[2:]) if worker.startswith("gw") else port
+
+
+TEST_BASE_PORT = _base_port()
 
 
 def on_citus() -> bool:
