@@ -156,7 +156,7 @@ def run() -> int:
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
         os.environ.update(env)
         _write_env_file(env)
-        prepare_demo(env["PORT"], LOCAL, reset_keys=env.get("RESET_KEYS", "") not in ("", "0"))
+        prepare_demo(env["PORT"], LOCAL)
         print(f"\nServing on http://127.0.0.1:{env['PORT']}  (docs: /api/connectivity/v1/docs)"
               " - Ctrl-C stops",
               flush=True)
@@ -183,10 +183,11 @@ def _write_env_file(env: dict) -> None:
     path.chmod(0o600)
 
 
-def prepare_demo(port: str, home: Path, reset_keys: bool = False) -> None:
-    """Migrations, the demo catalogue and ARI, the demo keys kept in `home` (devtools/demo_keys.py)
-    and the walk-through for `port`, written to `home`/walkthrough.sh: each stack (make run,
-    cluster, citus) has a folder of its own, so none overwrites another's keys or script."""
+def prepare_demo(port: str, home: Path) -> None:
+    """Migrations, the demo catalogue and ARI, the demo keys kept in `home` (devtools/demo_keys.py;
+    RESET_KEYS=1 in the environment issues a new pair) and the walk-through for `port`, written
+    to `home`/walkthrough.sh: each stack (make run, cluster, citus) has a folder of its own, so
+    none overwrites another's keys or script."""
     from app import create_app
     from connectivity.auth.credentials import SigningVault
     from connectivity.operator.catalog import load_catalog, parse_catalog
@@ -206,15 +207,16 @@ def prepare_demo(port: str, home: Path, reset_keys: bool = False) -> None:
     print(f"demo ARI for the next {DEFAULT_DAYS} days: {written['room_type_days']} room-type and "
           f"{written['rate_plan_days']} rate-plan days written (stored ones are kept)")
     kept_in = home / "demo-keys.json"
-    keys = demo_keys(db, SigningVault(settings.secret_key), kept_in, reset=reset_keys)
+    keys = demo_keys(db, SigningVault(settings.secret_key), kept_in,
+                     reset=os.environ.get("RESET_KEYS", "") not in ("", "0"))
     db.close()
     shown_keys = os.path.relpath(kept_in, ROOT)
     for name, key in keys.items():
         origin = "kept from an earlier start" if key.pop("kept") else "issued now"
         print(f"{name} key ({origin}): {json.dumps(key)}")
     print(f"The demo tokens are kept in {shown_keys} (mode 0600, a local convenience: the "
-          "service keeps no token) and shown at every start; `make run RESET_KEYS=1` revokes "
-          "them and issues new ones.")
+          "service keeps no token) and shown at every start; RESET_KEYS=1 (`make run "
+          "RESET_KEYS=1`) revokes them and issues new ones.")
     push = keys["demo-push"]
     script = walkthrough(f"http://127.0.0.1:{port}", keys["demo-pull"]["token"], push["key_id"],
                          push["token"].partition(".")[2],

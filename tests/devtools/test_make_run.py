@@ -86,7 +86,7 @@ def kept_keys(env: dict) -> dict:
     return json.loads((Path(env["PCS_LOCAL_DIR"]) / "demo-keys.json").read_text())
 
 
-def test_the_first_starts_token_works_after_the_second(stack_env, tmp_path):
+def test_the_first_starts_token_works_after_the_second_until_reset(stack_env, tmp_path):
     first = start(stack_env, tmp_path / "first.log")
     try:
         keys = kept_keys(stack_env)
@@ -110,6 +110,16 @@ def test_the_first_starts_token_works_after_the_second(stack_env, tmp_path):
     finally:
         stop(second)
 
+    # RESET_KEYS=1 (make run RESET_KEYS=1): a new pair, the kept one revoked
+    third = start({**stack_env, "RESET_KEYS": "1"}, tmp_path / "third.log")
+    try:
+        new = kept_keys(stack_env)
+        assert {k["key_id"] for k in new.values()}.isdisjoint(k["key_id"] for k in keys.values())
+        assert whoami(stack_env["PORT"], keys["demo-pull"]["token"]) == 401   # key_revoked
+        assert whoami(stack_env["PORT"], new["demo-pull"]["token"]) == 200
+    finally:
+        stop(third)
+
 
 def test_a_busy_port_exits_before_anything_changes(stack_env, services, issue, catalog,
                                                    tmp_path):
@@ -128,3 +138,4 @@ def test_a_busy_port_exits_before_anything_changes(stack_env, services, issue, c
         assert conn.execute("SELECT key_id, revoked_at FROM api_keys").fetchall() == keys_before
     assert not Path(stack_env["PCS_LOCAL_DIR"]).exists()  # nothing written either
     assert issued.key_id in {k for k, _ in keys_before}
+
