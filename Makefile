@@ -1,22 +1,29 @@
 # The two commands of the README. Both need only Python 3.11: they make the virtualenv, install
 # the pinned requirements, and (when DATABASE_URL / REDIS_URL are unset) start an embedded
-# PostgreSQL and Redis with their data under .local/.
+# PostgreSQL and Redis with their data under .local/. `make run` installs only what it runs
+# (requirements-local.txt); the test tools (requirements-dev.txt) come with `make test`.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
+RUN_STAMP := $(VENV)/.installed-run
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: run test bench soak cluster citus clean
 
-$(STAMP): requirements.txt requirements-dev.txt
+$(RUN_STAMP): requirements.txt requirements-local.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: install Python 3.11 or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements-local.txt
+	@touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP) requirements-dev.txt
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	@touch $(STAMP)
 
-run: $(STAMP)
+# PORT (8000) is where it listens; RESET_KEYS=1 revokes the kept demo keys and issues new ones.
+run: $(RUN_STAMP)
 	$(BIN)/python -m devtools.stack run
 
 test: $(STAMP)
@@ -46,14 +53,15 @@ soak: $(BENCH_STAMP)
 # A production-shaped topology on this machine (devtools/cluster.py): PostgreSQL primary
 # and streaming replica, PgBouncer when installed, Redis, two web instances, two RQ workers.
 # Ctrl-C stops it. `make soak SOAK_ARGS="--cluster"` aims the soak at it.
-cluster: $(STAMP)
+cluster: $(RUN_STAMP)
 	$(BIN)/python -m devtools.cluster
 
 # The service on a Citus cluster (devtools/citus.py, docs/operations.md 6.4): builds Citus
 # with ../shared/citus/build.sh when missing (root; CITUS_BUILD_SCRIPT overrides the path),
 # starts a coordinator and two workers (ports 9700-9702, data kept in .local/citus), migrates,
-# distributes, then a web instance and an RQ worker. Ctrl-C stops it; a second run reuses it.
-citus: $(STAMP)
+# distributes, then a web instance (on PORT when set, else a free port) and an RQ worker; its
+# demo keys and walk-through are in .local/citus. Ctrl-C stops it; a second run reuses it.
+citus: $(RUN_STAMP)
 	$(BIN)/python -m devtools.citus
 
 clean:

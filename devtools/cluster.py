@@ -100,7 +100,7 @@ class Cluster:
             "WORKER_LOGS": ",".join(str(p) for p in worker_logs),
         }
         os.environ.update(self.env)
-        prepare_demo(str(ports[0]))  # the walk-through aims at the first web instance
+        prepare_demo(str(ports[0]), self.root)  # the walk-through aims at the first web instance
         replica.wait_until_replayed(primary, DATABASE)
         self._write_env()
 

@@ -20,9 +20,10 @@ from pathlib import Path
 from connectivity.web.services import services_of
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCAL = ROOT / ".local"
+# The local stack's folder (data, settings, demo keys, walk-through); PCS_LOCAL_DIR moves it,
+# so a test can run `make run` without touching a developer's own.
+LOCAL = Path(os.environ.get("PCS_LOCAL_DIR") or ROOT / ".local")
 DEMO_CATALOG = ROOT / "docs" / "demo-catalog.json"
-DEMO_PARTNER = "acme"
 
 
 def _die_with_parent() -> None:
@@ -105,9 +106,37 @@ def secret_key(path: Path) -> str:
     return path.read_text().strip()
 
 
+def port_in_use(port: int) -> bool:
+    """Whether a server already listens on 127.0.0.1:port (bound the way gunicorn binds)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def check_port(value: str, command: str = "make run") -> int:
+    """PORT as a number whose port is free, else SystemExit with a message: checked before
+    anything is started, migrated or issued, so a busy port changes nothing."""
+    try:
+        port = int(value)
+        if not 1 <= port <= 65535:
+            raise ValueError
+    except ValueError:
+        raise SystemExit(f"{command}: PORT={value!r} is not a port number (1-65535)") from None
+    if port_in_use(port):
+        raise SystemExit(f"{command}: port {port} is already in use on 127.0.0.1 (another "
+                         f"`{command}`?). Stop it, or choose another port: {command} "
+                         f"PORT={port + 1}. Nothing was started or changed.")
+    return port
+
+
 def run() -> int:
     """`make run`: services, migrations, demo catalogue and keys, then the Procfile's processes."""
     env = dict(os.environ)
+    env["PORT"] = str(check_port(env.get("PORT") or "8000"))
     started = []
     try:
         if not env.get("DATABASE_URL"):
@@ -119,7 +148,6 @@ def run() -> int:
             started.append(rd)
             env["REDIS_URL"] = rd.url
         env.setdefault("SECRET_KEY", secret_key(LOCAL / "secret_key"))
-        env.setdefault("PORT", "8000")
         # A local demo listens on loopback only. gunicorn's own GUNICORN_CMD_ARGS outranks
         # gunicorn.conf.py, whose bind on all interfaces stays what a PaaS's web process needs.
         env["GUNICORN_CMD_ARGS"] = (f"--bind 127.0.0.1:{env['PORT']} "
@@ -128,7 +156,7 @@ def run() -> int:
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
         os.environ.update(env)
         _write_env_file(env)
-        prepare_demo(env["PORT"])
+        prepare_demo(env["PORT"], LOCAL)
         print(f"\nServing on http://127.0.0.1:{env['PORT']}  (docs: /api/connectivity/v1/docs)"
               " - Ctrl-C stops",
               flush=True)
@@ -155,17 +183,18 @@ def _write_env_file(env: dict) -> None:
     path.chmod(0o600)
 
 
-def prepare_demo(port: str) -> None:
+def prepare_demo(port: str, home: Path) -> None:
+    """Migrations, the demo catalogue and ARI, the demo keys kept in `home` (devtools/demo_keys.py;
+    RESET_KEYS=1 in the environment issues a new pair) and the walk-through for `port`, written
+    to `home`/walkthrough.sh: each stack (make run, cluster, citus) has a folder of its own, so
+    none overwrites another's keys or script."""
     from app import create_app
     from connectivity.auth.credentials import SigningVault
-    from connectivity.auth.keycache import KEY_STATE_CHANGED
-    from connectivity.store.database import announces
     from connectivity.operator.catalog import load_catalog, parse_catalog
     from connectivity.operator.demo_ari import DEFAULT_DAYS, seed_demo_ari
-    from connectivity.operator.keys import issue_key
     from connectivity.operator.migrations import upgrade
+    from devtools.demo_keys import demo_keys
     from devtools.walkthrough import next_week_stay, walkthrough
-    from connectivity.store.queries import queries
 
     app = create_app()
     settings = services_of(app).settings
@@ -174,28 +203,25 @@ def prepare_demo(port: str) -> None:
     print(f"migrations applied: {', '.join(applied) or 'none pending'}")
     db.run(load_catalog, parse_catalog(DEMO_CATALOG.read_text()))
     print(f"demo catalogue loaded from {DEMO_CATALOG.relative_to(ROOT)}")
-    vault = SigningVault(settings.secret_key)
-
-    @announces(KEY_STATE_CHANGED)
-    def fresh_key(conn, name: str, preset: str):
-        # Secrets cannot be shown twice, so each start revokes the previous demo key and issues
-        # a new one.
-        queries().operator.revoke_keys_named(conn, partner_code=DEMO_PARTNER, name=name)
-        return issue_key(conn, vault, partner_code=DEMO_PARTNER, name=name,
-                         environment="sandbox", preset=preset)
-
     written = db.run(seed_demo_ari, datetime.now(timezone.utc))
     print(f"demo ARI for the next {DEFAULT_DAYS} days: {written['room_type_days']} room-type and "
           f"{written['rate_plan_days']} rate-plan days written (stored ones are kept)")
-    issued = {}
-    for name, preset in (("demo-pull", "pull"), ("demo-push", "push")):
-        issued[name] = db.run(fresh_key, name, preset)
-        print(f"{name} key (shown once): {json.dumps(issued[name].public())}")
+    kept_in = home / "demo-keys.json"
+    keys = demo_keys(db, SigningVault(settings.secret_key), kept_in,
+                     reset=os.environ.get("RESET_KEYS", "") not in ("", "0"))
     db.close()
-    push = issued["demo-push"]
-    script = walkthrough(f"http://127.0.0.1:{port}", issued["demo-pull"].token, push.key_id,
-                         push.token.partition(".")[2], *next_week_stay(datetime.now(timezone.utc)))
-    path = LOCAL / "walkthrough.sh"
+    shown_keys = os.path.relpath(kept_in, ROOT)
+    for name, key in keys.items():
+        origin = "kept from an earlier start" if key.pop("kept") else "issued now"
+        print(f"{name} key ({origin}): {json.dumps(key)}")
+    print(f"The demo tokens are kept in {shown_keys} (mode 0600, a local convenience: the "
+          "service keeps no token) and shown at every start; RESET_KEYS=1 (`make run "
+          "RESET_KEYS=1`) revokes them and issues new ones.")
+    push = keys["demo-push"]
+    script = walkthrough(f"http://127.0.0.1:{port}", keys["demo-pull"]["token"], push["key_id"],
+                         push["token"].partition(".")[2],
+                         *next_week_stay(datetime.now(timezone.utc)))
+    path = home / "walkthrough.sh"
     path.touch(mode=0o600)
     path.chmod(0o600)  # it holds the demo keys' secrets
     path.write_text(script)

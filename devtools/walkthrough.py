@@ -30,20 +30,24 @@ PUSH_KEY_ID={push_key_id}
 PUSH_SECRET={push_secret}
 JSON='Content-Type: application/json'
 STAY={stay}
+# step TEXT: a heading before a step's output, so each answer says which step it is
+step() {{ printf '\n== %s\n' "$*"; }}
 # field NAME: one field of the answer's data, read from stdin
 field() {{ python3 -c 'import json, sys; print(json.load(sys.stdin)["data"][sys.argv[1]])' "$1"; }}
 
 # 1. Is the service up, and is this machine's clock right? (server_time)
+step "1. ping"
 curl -sS --fail-with-body "$ORIGIN$API/ping" -H "$PULL"; echo
 
 # 2. Which hotels sell the stay, and from what total?
+step "2. search"
 curl -sS --fail-with-body -X POST "$ORIGIN$API/availability/search" -H "$PULL" -H "$JSON" \
   -d "{{\"hotel_codes\": [\"ACME-LIS\", \"ACME-OPO\"], $STAY}}"; echo
 
 # 3. Quote one room type and plan: the token holds the price for 15 minutes.
 QUOTE=$(curl -sS --fail-with-body -X POST "$ORIGIN$API/bookings/quote" -H "$PULL" -H "$JSON" \
   -d "{{\"hotel_code\": \"{hotel}\", \"room_type_code\": \"{room_type}\", \"rate_plan_code\": \"{rate_plan}\", $STAY}}")
-echo "$QUOTE"
+step "3. quote"; echo "$QUOTE"
 
 # 4. Book it. Your partner_reference makes a retry safe: the same one never books twice.
 REF="walkthrough-$(date +%s)-$RANDOM"
@@ -59,9 +63,11 @@ print(json.dumps({{
     "guests": [{{"room_number": 1, "first_name": "Ana", "last_name": "Silva", "is_adult": True}},
                {{"room_number": 1, "first_name": "Rui", "last_name": "Silva", "is_adult": True}}],
     "contact": {{"first_name": "Ana", "email": "ana@example.com"}}}}))' "$REF")
+step "4. book ($REF)"
 curl -sS --fail-with-body -X POST "$ORIGIN$API/bookings" -H "$PULL" -H "$JSON" -d "$BOOKING"; echo
 
 # 5. Cancel it (the answer says the penalty).
+step "5. cancel ($REF)"
 curl -sS --fail-with-body -X POST "$ORIGIN$API/bookings/$REF/cancel" -H "$PULL" -H "$JSON" -d '{{}}'; echo
 
 # 6. Push ARI with the signed key: HMAC-SHA256 of
@@ -79,7 +85,8 @@ signed() {{
     -H "X-Timestamp: $ts" -H "X-Nonce: $nonce" -H "X-Signature: $signature" "${{@:3}}"
 }}
 ARI={ari}
-ACCEPTED=$(signed PUT /ari "$ARI"); echo "$ACCEPTED"
+ACCEPTED=$(signed PUT /ari "$ARI"); step "6. signed ARI push (202: accepted, queued)"
+echo "$ACCEPTED"
 BATCH_ID=$(printf '%s' "$ACCEPTED" | field batch_id)
 
 # 7. The batch is applied in the background: read its outcome until it is final.
@@ -87,7 +94,7 @@ for attempt in $(seq 1 60); do
   BATCH=$(signed GET "/ari/batches/$BATCH_ID")
   case $(printf '%s' "$BATCH" | field status) in queued|processing) sleep 1 ;; *) break ;; esac
 done
-echo "$BATCH"
+step "7. the batch's outcome"; echo "$BATCH"
 """
 
 

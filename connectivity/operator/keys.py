@@ -23,6 +23,19 @@ class KeyIssueError(ValueError):
     pass
 
 
+class UnknownPartner(KeyIssueError):
+    pass
+
+
+def known_partner(conn: psycopg.Connection, partner_code: str) -> dict:
+    """The partner's row; UnknownPartner when no partner has that code, so that a typo is an
+    error, never an empty answer."""
+    partner = queries().operator.find_partner(conn, code=partner_code)
+    if partner is None:
+        raise UnknownPartner(f"unknown partner {partner_code!r}")
+    return partner
+
+
 @dataclass(frozen=True)
 class IssuedKey:
     key_id: str
@@ -48,9 +61,7 @@ def issue_key(conn: psycopg.Connection, vault: credentials.SigningVault, *, part
               name: str, environment: str, preset: str, extra_scopes=(),
               signed: bool | None = None, rate_limit: int = DEFAULT_RATE_LIMIT_PER_MINUTE,
               expires_at: datetime | None = None) -> IssuedKey:
-    partner = queries().operator.find_partner(conn, code=partner_code)
-    if partner is None:
-        raise KeyIssueError(f"unknown partner {partner_code!r}")
+    partner = known_partner(conn, partner_code)
     if not 1 <= rate_limit <= 100000:
         raise KeyIssueError("--rate-limit must be between 1 and 100000 requests per minute")
     if expires_at is not None and expires_at.tzinfo is None:
@@ -78,4 +89,5 @@ def revoke_key(conn: psycopg.Connection, key_id: str) -> dict | None:
 
 
 def list_keys(conn: psycopg.Connection, partner_code: str) -> list[dict]:
+    known_partner(conn, partner_code)
     return queries().operator.list_keys_of_partner(conn, partner_code=partner_code)

@@ -26,3 +26,10 @@ def test_no_mapping_is_none_and_records_nothing(db, catalog):
     assert db.run(set_distribution, "acme", "NOWHERE", False) is None
     assert db.run(set_distribution, "nobody", "LIS1", True) is None
     assert distribution_changes(db) == 0
+
+
+def test_the_hotel_code_names_the_same_mapping_as_the_property_code(db, catalog):
+    row = db.run(set_distribution, "acme", "ACME-LIS", False)
+    assert (row["property_code"], row["hotel_code"], row["changed"]) == ("LIS1", "ACME-LIS", True)
+    assert db.run(set_distribution, "acme", "LIS1", False)["changed"] is False
+    assert distribution_changes(db) == 1

@@ -64,3 +64,36 @@ def test_no_such_mapping_fails_with_a_message(cli, catalog, pg, write_catalog, a
     assert partner in text and prop in text, text
     assert "Traceback" not in text
     assert states(pg) == before
+
+
+@pytest.mark.parametrize("code", ["LIS1", "ACME-LIS"])
+def test_the_property_is_named_by_its_code_or_the_partners_hotel_code(cli, catalog, pg, code):
+    result = run(cli, "pause", prop=code)
+    text = output_of(result)
+    assert result.exit_code == 0, text
+    assert "property LIS1 (hotel code ACME-LIS)" in text
+    assert states(pg) == {("acme", "LIS1"): False, ("acme", "OPO1"): True}
+    assert run(cli, "resume", prop=code).exit_code == 0
+    assert states(pg) == {("acme", "LIS1"): True, ("acme", "OPO1"): True}
+
+
+def test_a_code_naming_two_mappings_changes_nothing_and_lists_them(cli, catalog, pg,
+                                                                    write_catalog):
+    # globex calls OPO1 "LIS1": the code is one mapping's property and another's hotel code.
+    assert cli("catalog", "load", write_catalog({"partners": [{"code": "globex", "name": "G",
+        "mappings": [{"property": "LIS1", "hotel_code": "G-LIS", "room_types": {"DBL": "D"}},
+                     {"property": "OPO1", "hotel_code": "LIS1",
+                      "room_types": {"TWN": "T"}}]}]})).exit_code == 0
+    before = states(pg)
+    result = run(cli, "pause", partner="globex", prop="LIS1")
+    text = output_of(result)
+    assert result.exit_code == 1, text
+    assert "property LIS1 (hotel code G-LIS" in text and "property OPO1 (hotel code LIS1" in text
+    assert "Traceback" not in text
+    assert states(pg) == before
+    assert run(cli, "pause", partner="globex", prop="G-LIS").exit_code == 0
+
+
+def test_help_says_which_codes_the_property_option_takes(cli):
+    text = " ".join(cli("distribution", "pause", "--help").output.split())  # unwrapped
+    assert "internal code (LIS1)" in text and "hotel code for it (ACME-LIS)" in text

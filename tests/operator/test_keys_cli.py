@@ -320,3 +320,19 @@ def test_list_shows_only_that_partners_keys(cli, issue_cli, write_catalog):
     listing = cli("keys", "list", "--partner", "acme").output
     assert mine["key_id"] in listing
     assert theirs["key_id"] not in listing
+
+
+def test_list_of_an_unknown_partner_exits_1_with_a_message(cli, catalog):
+    for args in (("--partner", "nope"), ("--partner", "nope", "--json")):
+        result = cli("keys", "list", *args)
+        text = output_of(result)
+        assert result.exit_code == 1, text
+        assert "unknown partner 'nope'" in text and "Traceback" not in text
+
+
+def test_list_of_a_partner_without_keys_is_empty_and_exits_0(cli, catalog, write_catalog):
+    assert cli("catalog", "load", write_catalog(
+        {"partners": [{"code": "globex", "name": "Globex"}]})).exit_code == 0
+    result = cli("keys", "list", "--partner", "globex", "--json")
+    assert result.exit_code == 0, output_of(result)
+    assert json.loads(result.output) == []

@@ -48,6 +48,11 @@ def test_the_printed_walkthrough_runs_as_printed(db, catalog, issue, live_origin
                           timeout=180)
     assert done.returncode == 0, (done.stdout, done.stderr)
     ping, search, quote, booking, cancel, accepted, batch = answers(done.stdout)
+    # Each step's answer follows its heading: one answer under each of the seven headings.
+    assert re.findall(r"(?m)^== (\d)\. ", done.stdout) == [str(n) for n in range(1, 8)]
+    sections = re.split(r"(?m)^== \d\. .*$", done.stdout)[1:]
+    assert [answers(section) for section in sections] == [
+        [a] for a in (ping, search, quote, booking, cancel, accepted, batch)]
     assert all(a["success"] for a in (ping, search, quote, booking, cancel, accepted, batch))
     assert [h["available"] for h in search["data"]["hotels"]] == [True, True]
     assert booking["data"]["booking"]["status"] == "confirmed"

@@ -1,7 +1,8 @@
-"""`catalog load` and `catalog demo-ari`."""
+"""`catalog load`, `catalog list` and `catalog demo-ari`."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from flask.cli import AppGroup
 from connectivity.auth.keycache import KeyStateNotAnnounced
 from connectivity.operator.catalog import (REFUSED_BY_CONSTRAINT, CatalogError, load_catalog,
                                            parse_catalog)
+from connectivity.operator.catalog_listing import list_catalog
 from connectivity.operator.commands.context import database
 from connectivity.operator.demo_ari import DEFAULT_DAYS, MAX_DAYS, seed_demo_ari
 
@@ -34,6 +36,32 @@ def catalog_load(file: Path):
         raise click.ClickException("catalogue rejected by a database constraint, nothing was "
                                    f"changed: {exc.diag.message_primary}") from None
     click.echo("catalogue loaded: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+@group.command("list")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print one JSON object: {"partners": [...], "properties": [...], '
+                   '"mappings": [...]}.')
+def catalog_list(as_json):
+    """List partners (with their active keys), properties and mappings (active or paused)."""
+    listed = database().run(list_catalog)
+    if as_json:
+        click.echo(json.dumps(listed))
+        return
+    click.echo(f"partners ({len(listed['partners'])}):")
+    for p in listed["partners"]:
+        click.echo(f"  {p['code']:<16} {p['active_keys']} active key(s) of {p['keys']}  "
+                   f"{p['name']}")
+    click.echo(f"properties ({len(listed['properties'])}):")
+    for p in listed["properties"]:
+        click.echo(f"  {p['code']:<16} {p['environment']:<10} {p['country']} {p['timezone']} "
+                   f"{p['currency']}  {p['room_types']} room type(s), {p['rate_plans']} rate "
+                   f"plan(s)  {p['name']}")
+    click.echo(f"mappings ({len(listed['mappings'])}):")
+    for m in listed["mappings"]:
+        click.echo(f"  {m['partner_code']:<16} {m['property_code']:<12} -> {m['hotel_code']:<16} "
+                   f"{m['environment']:<10} {m['state']:<6}  {m['room_types']} room type(s), "
+                   f"{m['rate_plans']} rate plan(s)")
 
 
 @group.command("demo-ari")

@@ -14,8 +14,8 @@ from connectivity.auth.scopes import PRESETS, SCOPES
 from connectivity.operator.commands.context import database, settings
 from connectivity.operator.key_rotation import DEFAULT_BATCH_SIZE, reencrypt_signing_secrets
 from connectivity.web.validators import ENVIRONMENTS
-from connectivity.operator.keys import (DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError, issue_key,
-                                        list_keys, revoke_key)
+from connectivity.operator.keys import (DEFAULT_RATE_LIMIT_PER_MINUTE, KeyIssueError,
+                                        UnknownPartner, issue_key, list_keys, revoke_key)
 
 group = AppGroup("keys", help="Partner API keys.")
 
@@ -86,8 +86,11 @@ def keys_revoke(key_id):
 @click.option("--partner", "partner_code", required=True)
 @click.option("--json", "as_json", is_flag=True)
 def keys_list(partner_code, as_json):
-    """List a partner's keys (never their secrets)."""
-    rows = database().run(list_keys, partner_code)
+    """List a partner's keys (never their secrets). An unknown partner exits 1."""
+    try:
+        rows = database().run(list_keys, partner_code)
+    except UnknownPartner as exc:
+        raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps(rows, default=lambda v: v.isoformat()))
         return

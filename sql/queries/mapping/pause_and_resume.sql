@@ -1,15 +1,25 @@
 -- `flask --app app distribution pause|resume`: one partner's mapping of one property, and the
 -- change the feed shows that partner.
 
--- name: set_distribution(partner_code, property_code, active)^
+-- name: find_mappings_named(partner_code, code)
+-- The partner's mappings an operator's code names: the property's internal code or the
+-- partner's hotel code (in either environment). More than one row: the code is ambiguous.
+SELECT pp.id AS mapping_id, pr.code AS property_code, pp.hotel_code, pp.environment
+  FROM partner_properties pp
+  JOIN partners pa ON pa.id = pp.partner_id
+  JOIN properties pr ON pr.id = pp.property_id
+ WHERE pa.code = :partner_code AND (pr.code = :code OR pp.hotel_code = :code)
+ ORDER BY pr.code, pp.environment;
+
+-- name: set_distribution(mapping_id, active)^
 -- `changed`: the state was the other one before (the change feed then records it).
 UPDATE partner_properties pp
    SET distribution_active = :active, updated_at = now()
-  FROM partners pa, properties pr, partner_properties before
- WHERE pa.id = pp.partner_id AND pr.id = pp.property_id AND before.id = pp.id
-   AND pa.code = :partner_code AND pr.code = :property_code
-RETURNING pp.hotel_code, pp.distribution_active, pp.partner_id, pp.property_id,
-          before.distribution_active IS DISTINCT FROM pp.distribution_active AS changed;
+  FROM properties pr, partner_properties before
+ WHERE pr.id = pp.property_id AND before.id = pp.id AND pp.id = :mapping_id
+RETURNING pp.hotel_code, pr.code AS property_code, pp.distribution_active, pp.partner_id,
+          pp.property_id, before.distribution_active IS DISTINCT FROM pp.distribution_active
+          AS changed;
 
 -- name: record_distribution_change(property_id, partner_id)!
 -- A pause or resume of one partner's mapping: only that partner sees it.

@@ -1,6 +1,7 @@
-"""docs/partners.md's examples work: its `sh` blocks run in order as one bash script, its
-`python` blocks in order as one program (with clients/python importable), each `js` block with
-Node, all against the live service and worker, with the sandbox's demo data and keys."""
+"""docs/partners.md's examples work, each block on its own as a reader copies it: every `sh`
+block in a fresh bash, every `python` block in a fresh interpreter (with clients/python
+importable), every `js` block in a fresh Node, all against the live service and worker, with the
+sandbox's demo data and keys."""
 
 from __future__ import annotations
 
@@ -48,13 +49,22 @@ def test_the_guide_has_examples_of_each_kind():
     assert {lang for lang, _ in BLOCK.findall(GUIDE.read_text())} == {"sh", "python", "js"}
 
 
+def each_alone(language: str, command: list[str], suffix: str, env: dict, cwd: Path,
+               prologue: str = "") -> str:
+    """Every block of the language run alone, in a process of its own; their outputs joined."""
+    outputs = []
+    for i, block in enumerate(blocks(language)):
+        source = cwd / f"guide-{i}{suffix}"
+        source.write_text(prologue + block)
+        outputs.append(run([*command, str(source)], env, cwd))
+    return "\n".join(outputs)
+
+
 def test_the_shell_examples_run(sandbox, tmp_path):
     for tool in ("bash", "curl", "openssl"):
         if shutil.which(tool) is None:
             pytest.skip(f"skipped: the shell examples need {tool}, not found on PATH")
-    script = tmp_path / "guide.sh"
-    script.write_text("set -euo pipefail\n" + "\n".join(blocks("sh")))
-    out = run(["bash", str(script)], sandbox, tmp_path)
+    out = each_alone("sh", ["bash"], ".sh", sandbox, tmp_path, prologue="set -euo pipefail\n")
     assert '"status":"cancelled"' in out.replace(" ", "")
     assert re.search(r"batch [0-9a-f-]+: applied", out), out[-2000:]
     assert '"available":false' in out.replace(" ", "")  # the sold_out scenario
@@ -62,9 +72,7 @@ def test_the_shell_examples_run(sandbox, tmp_path):
 
 
 def test_the_python_examples_run(sandbox, tmp_path):
-    program = tmp_path / "guide.py"
-    program.write_text("\n".join(blocks("python")))
-    out = run([sys.executable, str(program)], sandbox, tmp_path)
+    out = each_alone("python", [sys.executable], ".py", sandbox, tmp_path)
     assert "penalty: 0" in out and "the price is now" in out
 
 

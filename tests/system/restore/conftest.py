@@ -24,7 +24,7 @@ def _pg_bin() -> Path | None:
 def drill_root():
     if _pg_bin() is None:
         pytest.skip("the restore drill needs the embedded PostgreSQL's initdb, pg_basebackup "
-                    "and pg_ctl (pip install pgserver, requirements-dev.txt)")
+                    "and pg_ctl (pip install pgserver, requirements-local.txt)")
     # Not under pytest's tmp_path: as root the servers run as another user, who must reach it.
     root = Path(tempfile.mkdtemp(prefix="pcs-restore-"))
     root.chmod(0o755)

@@ -1,0 +1,271 @@
+// The client: one method per operation of the API, the same surface as the Python client
+// (clients/python), in camelCase. Answers are the description's `data` objects as sent
+// (src/schema.d.ts types them); amounts are JSON numbers, dates ISO strings.
+//
+// Retries: a 429 or a 503 means the service did nothing; the request is sent again after the
+// answer's `Retry-After`, at most `maxAttempts` times in all and never past `maxRetrySeconds`.
+// A connection failure is retried only for requests that are safe to repeat: reads, and
+// bookings and cancellations, which the service makes idempotent by `partner_reference`.
+// Signed requests are signed again on every attempt (a fresh nonce and timestamp).
+
+import { ApiError, ClockSkewError, InvalidRequest, PcsError } from "./errors.js";
+import { signedHeaders } from "./signing.js";
+
+export const API_PREFIX = "/api/connectivity/v1";
+// Booking references and batch ids travel in the path: the description's patterns for them.
+const REFERENCE_RE = /^[A-Za-z0-9._-]{1,120}$/;
+const BATCH_ID_RE = /^[A-Za-z0-9-]{1,64}$/;
+const SIGNED_CLOCK_TOLERANCE = 300; // seconds, contract section 2
+const FINAL = ["applied", "partially_applied", "rejected", "failed"];
+const encoder = new TextEncoder();
+
+const wait = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+
+function day(value) {
+  // A Date is sent as its UTC calendar day; give "YYYY-MM-DD" for the hotel's own day.
+  return value instanceof Date ? value.toISOString().slice(0, 10) : String(value);
+}
+
+function randomReference() {
+  const bytes = globalThis.crypto?.getRandomValues
+    ? globalThis.crypto.getRandomValues(new Uint8Array(16))
+    : Uint8Array.from({ length: 16 }, () => Math.floor(Math.random() * 256));
+  return "pcs-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function segment(value, pattern, what) {
+  if (typeof value !== "string" || !pattern.test(value)) {
+    throw new InvalidRequest(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
+  }
+  return encodeURIComponent(value);
+}
+
+function stay(checkIn, checkOut, { rooms = 1, occupancy = [{ adults: 2 }], ...options } = {}) {
+  return { check_in: day(checkIn), check_out: day(checkOut), rooms, occupancy, ...options };
+}
+
+export class Client {
+  // `token`: the key as issued, `<key_id>.<secret>`. `signed`: sign every request (required for
+  // keys with `requires_signature`, allowed for any key). `fetch`: a fetch of your own;
+  // `sleep(seconds)`: how to wait between attempts.
+  constructor(baseUrl, token, {
+    signed = false, timeout = 30, maxAttempts = 4, maxRetrySeconds = 60,
+    sandboxScenario = null, clockOffset = 0, fetch: fetchImpl, sleep = wait,
+  } = {}) {
+    const dot = typeof token === "string" ? token.indexOf(".") : -1;
+    if (dot <= 0 || dot === token.length - 1) {
+      throw new InvalidRequest("token must be the key as issued: <key_id>.<secret>");
+    }
+    if (!(maxAttempts >= 1)) throw new InvalidRequest("maxAttempts must be at least 1");
+    this._keyId = token.slice(0, dot);
+    this._secret = token.slice(dot + 1);
+    this._signed = signed;
+    this._base = String(baseUrl).replace(/\/+$/, "");
+    this._fetch = fetchImpl ?? globalThis.fetch.bind(globalThis);
+    this._sleep = sleep;
+    this.timeout = timeout;
+    this.maxAttempts = maxAttempts;
+    this.maxRetrySeconds = maxRetrySeconds;
+    this.sandboxScenario = sandboxScenario;
+    // Seconds added to this machine's clock when signing. After a 401 `stale_request`, adding
+    // its `details.skew_seconds` keeps signed requests going until the clock is fixed.
+    this.clockOffset = clockOffset;
+    this.lastRateLimit = null; // the `RateLimit` header of the last answer
+  }
+
+  // -- plumbing -------------------------------------------------------------------------------
+
+  // A client like this one that sends `X-Sandbox-Scenario: scenario` (sandbox keys only).
+  withScenario(scenario) {
+    const other = Object.create(Client.prototype);
+    Object.assign(other, this, { sandboxScenario: scenario });
+    return other;
+  }
+
+  // Send one operation (with retries) and resolve to its `data`; reject with ApiError
+  // otherwise. `path` is under the API prefix, e.g. "/ping". `repeatable`: may a connection
+  // failure be retried (default: for GET only).
+  async request(method, path, { body, query, repeatable } = {}) {
+    let target = API_PREFIX + path;
+    if (query) {
+      const params = Object.entries(query).filter(([, v]) => v !== undefined && v !== null)
+        .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+      if (params.length) target += "?" + params.join("&");
+    }
+    const content = body === undefined ? undefined : encoder.encode(JSON.stringify(body));
+    repeatable ??= method === "GET";
+    const deadline = Date.now() + this.maxRetrySeconds * 1000;
+    for (let attempt = 1; ; attempt++) {
+      let response;
+      try {
+        response = await this._fetch(this._base + target, {
+          method, body: content, headers: await this._headers(method, target, content),
+          signal: AbortSignal.timeout(this.timeout * 1000),
+        });
+      } catch (failure) {
+        if (!repeatable || attempt >= this.maxAttempts || Date.now() >= deadline) throw failure;
+        await this._sleep(Math.min(2 ** (attempt - 1), Math.max(0, (deadline - Date.now()) / 1000)));
+        continue;
+      }
+      this.lastRateLimit = response.headers.get("RateLimit");
+      if (response.ok) return (await response.json()).data;
+      const error = await Client._error(response);
+      const pause = error.retryAfter ?? 1;
+      if (!error.retryable || attempt >= this.maxAttempts || Date.now() + pause * 1000 > deadline) {
+        throw error;
+      }
+      await this._sleep(pause);
+    }
+  }
+
+  async _headers(method, target, content) {
+    const headers = { Accept: "application/json" };
+    if (content) headers["Content-Type"] = "application/json";
+    if (this.sandboxScenario !== null && this.sandboxScenario !== undefined) {
+      headers["X-Sandbox-Scenario"] = this.sandboxScenario;
+    }
+    if (this._signed) {
+      Object.assign(headers, await signedHeaders(this._keyId, this._secret, method, target,
+        content, { timestamp: Math.floor(Date.now() / 1000 + this.clockOffset) }));
+    } else {
+      headers.Authorization = `Bearer ${this._keyId}.${this._secret}`;
+    }
+    return headers;
+  }
+
+  static async _error(response) {
+    const header = response.headers.get("Retry-After");
+    const retryAfter = header && /^\d+$/.test(header) ? Number(header) : null;
+    const text = await response.text();
+    try {
+      const body = JSON.parse(text);
+      const { code, message, details } = body.error;
+      if (typeof code !== "string") throw new TypeError("no code");
+      return new ApiError(response.status, code, message, details, body.request_id, retryAfter);
+    } catch {
+      // Not the service's envelope (a proxy's page): still an ApiError, with what is known.
+      return new ApiError(response.status, "unexpected_response", text.slice(0, 200), null,
+        response.headers.get("X-Request-Id"), retryAfter);
+    }
+  }
+
+  // -- handshake ------------------------------------------------------------------------------
+
+  ping() { return this.request("GET", "/ping"); }
+
+  whoami() { return this.request("GET", "/whoami"); }
+
+  // Seconds the service's clock is ahead of this one (negative: behind), measured against
+  // /ping's `server_time` at the middle of the round trip.
+  async clockSkew() {
+    const sent = Date.now();
+    const server = Date.parse((await this.ping()).server_time);
+    return (server - (sent + Date.now()) / 2) / 1000;
+  }
+
+  // The skew, or ClockSkewError when it is over `tolerance` seconds (signed requests are
+  // refused past 300 s; the default leaves room for drift).
+  async checkClock(tolerance = SIGNED_CLOCK_TOLERANCE / 2) {
+    const skew = await this.clockSkew();
+    if (Math.abs(skew) > tolerance) throw new ClockSkewError(skew, tolerance);
+    return skew;
+  }
+
+  // -- pull side ------------------------------------------------------------------------------
+
+  async hotels() { return (await this.request("GET", "/mapping/hotels")).hotels; }
+
+  async hotel(hotelCode) {
+    return (await this.request("GET", "/mapping/hotels/" + encodeURIComponent(hotelCode))).hotel;
+  }
+
+  // `options`: rooms (1), occupancy ([{adults: 2}]), currency, nationality.
+  search(hotelCodes, checkIn, checkOut, options = {}) {
+    const body = { hotel_codes: [...hotelCodes], ...stay(checkIn, checkOut, options) };
+    return this.request("POST", "/availability/search", { body, repeatable: true });
+  }
+
+  // `options`: rooms, occupancy, currency, nationality, room_type_codes, rate_plan_codes.
+  rates(hotelCode, checkIn, checkOut, options = {}) {
+    const body = { hotel_code: hotelCode, ...stay(checkIn, checkOut, options) };
+    return this.request("POST", "/availability/rates", { body, repeatable: true });
+  }
+
+  quote(hotelCode, roomTypeCode, ratePlanCode, checkIn, checkOut, options = {}) {
+    const body = { hotel_code: hotelCode, room_type_code: roomTypeCode,
+                   rate_plan_code: ratePlanCode, ...stay(checkIn, checkOut, options) };
+    return this.request("POST", "/bookings/quote", { body, repeatable: true });
+  }
+
+  // Book a quoted stay at its quoted price. One `partnerReference` (made here when not given)
+  // for every attempt: a retry after a lost answer gets the booking back (`idempotent_replay`),
+  // never a second one. `options`: special_requests, arrival_time.
+  book(quote, { guests, contact, partnerReference, ...options }) {
+    const body = {
+      partner_reference: partnerReference ?? randomReference(), quote_token: quote.quote_token,
+      hotel_code: quote.hotel_code, room_type_code: quote.room_type_code,
+      rate_plan_code: quote.rate_plan_code, check_in: quote.check_in, check_out: quote.check_out,
+      rooms: quote.rooms, total_amount: quote.total_amount, currency: quote.currency,
+      guests: [...guests], contact, ...options,
+    };
+    return this.request("POST", "/bookings", { body, repeatable: true });
+  }
+
+  async booking(partnerReference) {
+    const path = "/bookings/" + segment(partnerReference, REFERENCE_RE, "reference");
+    return (await this.request("GET", path)).booking;
+  }
+
+  cancel(partnerReference, { expectedPenaltyAmount, currency, reason } = {}) {
+    const path = "/bookings/" + segment(partnerReference, REFERENCE_RE, "reference") + "/cancel";
+    const body = Object.fromEntries(Object.entries({
+      expected_penalty_amount: expectedPenaltyAmount, currency, reason,
+    }).filter(([, v]) => v !== undefined && v !== null));
+    return this.request("POST", path, { body, repeatable: true });
+  }
+
+  // The change feed (contract 11.3): yields [change, cursor to resume after it], oldest first.
+  // Without `cursor` it starts from now. Stops when caught up, unless `pollSeconds` is given,
+  // then it waits that long and reads on. Rejects with ApiError `cursor_expired` (410) when
+  // the cursor is too old: start again without one.
+  async *changes(cursor = null, { limit, pollSeconds } = {}) {
+    cursor ??= (await this.request("GET", "/availability/changes")).next_cursor;
+    for (;;) {
+      const page = await this.request("GET", "/availability/changes", { query: { cursor, limit } });
+      for (const entry of page.changes) yield [entry, page.next_cursor];
+      cursor = page.next_cursor;
+      if (!page.has_more) {
+        if (pollSeconds === undefined || pollSeconds === null) return;
+        await this._sleep(pollSeconds);
+      }
+    }
+  }
+
+  // -- push side ------------------------------------------------------------------------------
+
+  pushAri(hotelCode, items) {
+    return this.request("PUT", "/ari", { body: { hotel_code: hotelCode, items: [...items] } });
+  }
+
+  pushRestrictions(hotelCode, items) {
+    return this.request("PUT", "/ari/restrictions",
+      { body: { hotel_code: hotelCode, items: [...items] } });
+  }
+
+  batch(batchId) {
+    return this.request("GET", "/ari/batches/" + segment(batchId, BATCH_ID_RE, "batch id"));
+  }
+
+  // Read the batch until its outcome is final; PcsError after `timeout` seconds.
+  async waitForBatch(batchId, { timeout = 60, every = 0.5 } = {}) {
+    const deadline = Date.now() + timeout * 1000;
+    for (;;) {
+      const batch = await this.batch(batchId);
+      if (FINAL.includes(batch.status)) return batch;
+      if (Date.now() >= deadline) {
+        throw new PcsError(`batch ${batchId} still ${batch.status} after ${timeout} s`);
+      }
+      await this._sleep(every);
+    }
+  }
+}

@@ -1,0 +1,121 @@
+// Types of the client (src/*.js). Answers are the OpenAPI description's schemas (schema.d.ts,
+// generated from it); tests/system/clients/test_typescript_client.py checks that each method's
+// answer type below is the schema its operation answers with.
+import type * as schema from "./schema.js";
+
+export type * from "./schema.js";
+
+export declare const API_PREFIX: "/api/connectivity/v1";
+
+/** A calendar day: "YYYY-MM-DD" (the hotel's day), or a Date (its UTC day). */
+export type Day = string | Date;
+
+export interface StayOptions {
+  rooms?: number;
+  occupancy?: schema.Occupancy[];
+  currency?: string;
+  nationality?: string;
+}
+
+export interface RatesOptions extends StayOptions {
+  room_type_codes?: string[];
+  rate_plan_codes?: string[];
+}
+
+export interface BookOptions {
+  guests: schema.Guest[];
+  contact: schema.Contact;
+  /** Your idempotency key; made here when not given, and kept across retries. */
+  partnerReference?: string;
+  special_requests?: schema.BookingRequest["special_requests"];
+  arrival_time?: schema.BookingRequest["arrival_time"];
+}
+
+export interface CancelOptions {
+  expectedPenaltyAmount?: number | string;
+  currency?: string;
+  reason?: string;
+}
+
+export interface ClientOptions {
+  /** Sign every request (required for keys with `requires_signature`). */
+  signed?: boolean;
+  /** Seconds per attempt (30). */
+  timeout?: number;
+  /** Attempts in all for 429, 503 and repeatable connection failures (4). */
+  maxAttempts?: number;
+  /** Never wait past this many seconds in all (60). */
+  maxRetrySeconds?: number;
+  /** Sent as X-Sandbox-Scenario (sandbox keys only). */
+  sandboxScenario?: string | null;
+  /** Seconds added to this clock when signing (after a 401 stale_request). */
+  clockOffset?: number;
+  fetch?: typeof fetch;
+  sleep?: (seconds: number) => Promise<void>;
+}
+
+export declare class Client {
+  constructor(baseUrl: string, token: string, options?: ClientOptions);
+  timeout: number;
+  maxAttempts: number;
+  maxRetrySeconds: number;
+  sandboxScenario: string | null;
+  clockOffset: number;
+  /** The `RateLimit` header of the last answer. */
+  lastRateLimit: string | null;
+  withScenario(scenario: string | null): Client;
+  request<T = unknown>(method: string, path: string,
+                       options?: { body?: unknown; query?: Record<string, unknown>;
+                                   repeatable?: boolean }): Promise<T>;
+  ping(): Promise<schema.Ping>;
+  whoami(): Promise<schema.Whoami>;
+  clockSkew(): Promise<number>;
+  checkClock(tolerance?: number): Promise<number>;
+  hotels(): Promise<schema.HotelList["hotels"]>;
+  hotel(hotelCode: string): Promise<schema.HotelDetailData["hotel"]>;
+  search(hotelCodes: string[], checkIn: Day, checkOut: Day,
+         options?: StayOptions): Promise<schema.SearchResult>;
+  rates(hotelCode: string, checkIn: Day, checkOut: Day,
+        options?: RatesOptions): Promise<schema.RatesResult>;
+  quote(hotelCode: string, roomTypeCode: string, ratePlanCode: string, checkIn: Day,
+        checkOut: Day, options?: StayOptions): Promise<schema.QuoteResult>;
+  book(quote: schema.QuoteResult, options: BookOptions): Promise<schema.BookingResult>;
+  booking(partnerReference: string): Promise<schema.BookingData["booking"]>;
+  cancel(partnerReference: string, options?: CancelOptions): Promise<schema.CancelResult>;
+  changes(cursor?: string | null, options?: { limit?: number; pollSeconds?: number }):
+    AsyncGenerator<[schema.Change, string], void, void>;
+  pushAri(hotelCode: string, items: schema.AriItem[]): Promise<schema.BatchAccepted>;
+  pushRestrictions(hotelCode: string,
+                   items: schema.RestrictionItem[]): Promise<schema.BatchAccepted>;
+  batch(batchId: string): Promise<schema.BatchOutcome>;
+  waitForBatch(batchId: string,
+               options?: { timeout?: number; every?: number }): Promise<schema.BatchOutcome>;
+}
+
+export declare class PcsError extends Error {}
+export declare class InvalidRequest extends PcsError {}
+export declare class ApiError extends PcsError {
+  constructor(status: number, code: string, message: string,
+              details: Record<string, unknown> | null, requestId: string | null,
+              retryAfter?: number | null);
+  status: number;
+  /** The contract's error code: branch on it, never on the message. */
+  code: string;
+  details: Record<string, unknown>;
+  requestId: string | null;
+  /** Whole seconds from the Retry-After header, when sent. */
+  retryAfter: number | null;
+  /** 429 and 503: nothing was done; the same request may be sent again later. */
+  readonly retryable: boolean;
+}
+export declare class ClockSkewError extends PcsError {
+  skewSeconds: number;
+}
+
+export declare function stringToSign(method: string, pathAndQuery: string, timestamp: string,
+                                     nonce: string, body?: string | Uint8Array): Promise<string>;
+export declare function signature(secret: string, message: string): Promise<string>;
+export declare function signedHeaders(keyId: string, secret: string, method: string,
+                                      pathAndQuery: string, body?: string | Uint8Array,
+                                      options?: { timestamp?: number; nonce?: string }):
+  Promise<Record<"X-Api-Key-Id" | "X-Timestamp" | "X-Nonce" | "X-Signature", string>>;

@@ -1,0 +1,114 @@
+// The client end to end against a sandbox (the service and its worker): the recommended call
+// order, idempotent bookings, errors, retries after Retry-After, signing and the clock.
+// tests/system/clients/test_typescript_client.py runs it against the live test service; run it
+// against your own sandbox with PCS_URL, PCS_PULL_TOKEN and PCS_PUSH_TOKEN set (npm test).
+// It prints one JSON line of what it saw, and exits non-zero at the first surprise.
+import assert from "node:assert/strict";
+
+import { ApiError, Client, InvalidRequest } from "../src/index.js";
+
+const { PCS_URL, PCS_PULL_TOKEN, PCS_PUSH_TOKEN } = process.env;
+const GUESTS = [{ room_number: 1, first_name: "Ana", last_name: "Silva", is_adult: true },
+                { room_number: 1, first_name: "Rui", last_name: "Silva", is_adult: true }];
+const CONTACT = { first_name: "Ana", email: "ana@example.com" };
+const reference = process.env.PCS_REFERENCE ?? `ts-${Date.now()}`;
+
+// Two nights a week ahead in the demo hotels' timezone.
+const today = new Date().toLocaleDateString("en-CA", { timeZone: "Europe/Lisbon" });
+const plus = (days) => new Date(Date.parse(today) + days * 86400000).toISOString().slice(0, 10);
+const checkIn = plus(7), checkOut = plus(9);
+
+const sleeps = [];
+const recordSleep = async (seconds) => { sleeps.push(seconds); };
+const pull = new Client(PCS_URL, PCS_PULL_TOKEN);
+const push = new Client(PCS_URL, PCS_PUSH_TOKEN, { signed: true });
+const seen = {};
+
+// the handshake
+assert.ok(Math.abs(await pull.checkClock()) < 150);
+const me = await pull.whoami();
+assert.deepEqual([me.partner.code, me.key.environment, me.mapped_properties], ["acme", "sandbox", 2]);
+const cursor = (await pull.request("GET", "/availability/changes")).next_cursor;
+
+// mapping, search, rates
+assert.deepEqual((await pull.hotels()).map((h) => h.hotel_code), ["ACME-LIS", "ACME-OPO"]);
+assert.equal((await pull.hotel("ACME-LIS")).timezone, "Europe/Lisbon");
+const found = await pull.search(["ACME-LIS", "ACME-OPO", "NOPE"], checkIn, checkOut);
+assert.deepEqual(found.hotels.map((h) => h.available), [true, true]);
+assert.deepEqual(found.unknown_hotel_codes, ["NOPE"]);
+const rates = await pull.rates("ACME-LIS", checkIn, checkOut,
+                               { room_type_codes: ["ACME-DBL"], rate_plan_codes: ["ACME-BAR"] });
+const flexible = rates.room_types[0].rate_plans[0];
+
+// quote, book (twice: one booking), read, cancel
+const quote = await pull.quote("ACME-LIS", "ACME-DBL", "ACME-BAR", checkIn, checkOut);
+assert.equal(quote.total_amount, flexible.total_amount);
+const booked = await pull.book(quote, { guests: GUESTS, contact: CONTACT, partnerReference: reference });
+assert.deepEqual([booked.booking.status, booked.idempotent_replay], ["confirmed", false]);
+const again = await pull.book(quote, { guests: GUESTS, contact: CONTACT, partnerReference: reference });
+assert.equal(again.idempotent_replay, true);
+assert.equal(again.booking.confirmation_number, booked.booking.confirmation_number);
+assert.equal((await pull.booking(reference)).status, "confirmed");
+const cancelled = await pull.cancel(reference, { expectedPenaltyAmount: 0, currency: "EUR" });
+assert.deepEqual([cancelled.booking.status, cancelled.penalty_amount], ["cancelled", 0]);
+seen.reference = reference;
+seen.confirmation_number = booked.booking.confirmation_number;
+
+// an error: its code, details and request id
+await assert.rejects(pull.quote("ACME-LIS", "ACME-DBL", "ACME-RES", checkIn, checkOut), (error) => {
+  assert.ok(error instanceof ApiError);
+  assert.deepEqual([error.status, error.code, error.retryable], [409, "not_sellable", false]);
+  assert.ok(error.details.reasons.length > 0 && error.requestId);
+  return true;
+});
+await assert.rejects(pull.booking("a/b"), InvalidRequest);   // refused before sending
+
+// retries: 429 with Retry-After, waited (recorded here), then given up after maxAttempts
+const patient = new Client(PCS_URL, PCS_PULL_TOKEN, { maxAttempts: 3, sleep: recordSleep });
+await assert.rejects(patient.withScenario("rate_limited").hotels(), (error) => {
+  assert.deepEqual([error.status, error.code, error.retryAfter], [429, "rate_limited", 1]);
+  return true;
+});
+seen.sleeps = sleeps;
+assert.match(pull.lastRateLimit, /^"default";r=\d+;t=\d+$/);
+
+// the push side, signed: one item applied, one rejected
+const accepted = await push.pushAri("ACME-LIS", [
+  { room_type_code: "ACME-DBL", rate_plan_code: "ACME-BAR", date: checkIn, rate: "133.50",
+    availability: 4 },
+  { room_type_code: "ACME-NOPE", date: checkIn, availability: 1 }]);
+assert.deepEqual([accepted.status, accepted.item_count], ["queued", 2]);
+const batch = await push.waitForBatch(accepted.batch_id, { timeout: 120, every: 0.2 });
+assert.deepEqual([batch.status, batch.applied_count], ["partially_applied", 1]);
+assert.deepEqual(batch.rejected.map((r) => [r.index, r.code]), [[1, "unknown_room_type"]]);
+const night = await pull.rates("ACME-LIS", checkIn, plus(8),
+                               { room_type_codes: ["ACME-DBL"], rate_plan_codes: ["ACME-BAR"] });
+assert.equal(night.room_types[0].rate_plans[0].total_amount, 133.5);
+seen.batch_status = batch.status;
+
+// the change feed since the start: the pushed ARI and the booking show for ACME-LIS. A change
+// is listed once every transaction older than it on the database server has ended, so on a
+// busy server it may take a moment: read again from the last cursor until it shows.
+const changes = [];
+let position = cursor;
+for (const until = Date.now() + 60000; !changes.some((c) => c.hotel_code === "ACME-LIS");) {
+  assert.ok(Date.now() < until, `no ACME-LIS change listed within 60 s: ${JSON.stringify(changes)}`);
+  for await (const [change, next] of pull.changes(position)) {
+    assert.equal(typeof next, "string");
+    changes.push(change);
+    position = next;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 200));
+}
+seen.changes = changes.length;
+
+// a clock 10 minutes behind: stale_request says by how much, and clockOffset makes up for it
+const late = new Client(PCS_URL, PCS_PUSH_TOKEN, { signed: true, clockOffset: -600 });
+await assert.rejects(late.ping(), (error) => {
+  assert.equal(error.code, "stale_request");
+  late.clockOffset += error.details.skew_seconds;
+  return true;
+});
+assert.equal((await late.ping()).environment, "sandbox");
+
+console.log(JSON.stringify(seen));

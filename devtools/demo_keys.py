@@ -1,0 +1,77 @@
+"""The demo keys of a local stack, kept between starts: an integration configured against
+yesterday's `make run` still works today.
+
+The tokens are kept in `<stack folder>/demo-keys.json` (file mode 0600). This is a local
+development convenience only: the service itself never keeps a token (the database holds a hash
+and the sealed signing secret), and a deployment issues keys with `keys issue`, whose token is
+shown once. `make run RESET_KEYS=1` revokes the kept pair and issues a new one."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+from connectivity.auth.credentials import SigningVault
+from connectivity.auth.keycache import KEY_STATE_CHANGED
+from connectivity.operator.keys import issue_key, list_keys
+from connectivity.store.database import announces
+from connectivity.store.queries import queries
+
+DEMO_PARTNER = "acme"
+DEMO_KEYS = (("demo-pull", "pull"), ("demo-push", "push"))
+
+
+def _kept(path: Path) -> dict:
+    try:
+        kept = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+def _keep(path: Path, keys: dict) -> None:
+    """Written whole under a temporary name created 0600, then renamed: never readable by
+    others, never half-written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.unlink(missing_ok=True)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(keys, out, indent=2)
+    os.replace(temporary, path)
+
+
+def _usable(conn, partner_code: str) -> set[str]:
+    now = datetime.now(timezone.utc)
+    return {row["key_id"] for row in list_keys(conn, partner_code)
+            if row["revoked_at"] is None and (row["expires_at"] is None or row["expires_at"] > now)}
+
+
+@announces(KEY_STATE_CHANGED)  # the revocation must reach every web process's key cache
+def _fresh_key(conn, vault: SigningVault, name: str, preset: str):
+    queries().operator.revoke_keys_named(conn, partner_code=DEMO_PARTNER, name=name)
+    return issue_key(conn, vault, partner_code=DEMO_PARTNER, name=name, environment="sandbox",
+                     preset=preset).public()
+
+
+def demo_keys(db, vault: SigningVault, path: Path, reset: bool = False) -> dict[str, dict]:
+    """{name: the key's public() with its token, and "kept": whether it is the one of an
+    earlier start}. A kept key is reused while the database holds it unrevoked and unexpired
+    (another database, or a revocation, gets a new one); `reset` issues a new pair, revoking
+    the old one."""
+    kept = _kept(path)
+    usable = set() if reset else db.run(_usable, DEMO_PARTNER)
+    keys = {}
+    for name, preset in DEMO_KEYS:
+        previous = kept.get(name)
+        if isinstance(previous, dict) and previous.get("key_id") in usable:
+            keys[name] = {**previous, "kept": True}
+        else:
+            keys[name] = {**db.run(_fresh_key, vault, name, preset), "kept": False}
+        # Kept after each key: a failure further on loses no token already issued.
+        _keep(path, {**{n: v for n, v in kept.items() if isinstance(v, dict)},
+                     **{n: {k: v for k, v in key.items() if k != "kept"}
+                        for n, key in keys.items()}})
+    return keys
