@@ -33,6 +33,7 @@ FIELD_MESSAGES: dict[type[fields.Field], dict[str, str]] = {
     fields.Float: {"special": "must be a finite number (not NaN or Infinity)"},
     fields.Boolean: {"invalid": "must be true or false"},
     fields.Date: {"invalid": "must be a date written YYYY-MM-DD",
+                  "invalid_awareness": "must be a date written YYYY-MM-DD",
                   "format": "cannot be written as a date"},
     fields.DateTime: {"invalid": DATE_TIME, "invalid_awareness": DATE_TIME,
                       "format": "cannot be written as a date and time"},
