@@ -64,9 +64,9 @@ CATALOGUE: tuple[ErrorCode, ...] = (
                   "service will not guess which one is meant. On the docs page this happens when "
                   "both `bearer` and `signed` are authorized."),
               fix=(
-                  "Send one credential: the bearer token for an unsigned key, or the four signed "
-                  "headers for a signed key. On the docs page, log out of the scheme you do not "
-                  "mean before trying an operation.")),
+                  "The bearer token for an unsigned key, or the four signed headers for a signed "
+                  "key. On the docs page, log out of the scheme you do not mean before trying an "
+                  "operation.")),
     ErrorCode(401, "invalid_credentials", "unknown key or wrong secret",
               "send the token as issued, do not retry",
               cause=(
@@ -405,7 +405,8 @@ def partners_page(max_body_bytes: int) -> str:
         "# Error codes",
         "",
         "Every failure is answered in one envelope:",
-        "`{\"success\": false, \"error\": {\"code\", \"message\", \"details\"}, \"request_id\"}`.",
+        "`{\"success\": false, \"error\": {\"code\", \"message\", \"details\", \"doc_url\"}, "
+        "\"request_id\"}`.",
         "Branch on `error.code`, never on `error.message`; quote `request_id` (also the",
         "`X-Request-Id` header) to support. New codes may be added; none is renamed or reused for",
         "another cause.",
