@@ -55,8 +55,10 @@ accepted, field by field, even if applied out of order: a value is never overwri
 batch's. Within one batch, a later item for the same date wins."""
 
 
-_DRY_RUN_ANSWER = ("dry_run=true: what the push would do if applied now; nothing stored "
-                   "(contract 11.2)")
+_DRY_RUN_ANSWER = ("dry_run=true: what the push would do if applied now (the rows it would "
+                   "reject, every stored value it would change, compared with the values "
+                   "applied when called: batches still queued are not counted); nothing is "
+                   "stored")
 _DRY_RUN_EXAMPLE = {"success": True, "request_id": "5f0c1d2e3a4b4c5d", "data": {
     "dry_run": True, "item_count": 2, "applied_count": 1, "rejected_count": 1,
     "rejected": [{"index": 1, "code": "unknown_rate_plan",

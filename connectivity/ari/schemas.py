@@ -7,8 +7,9 @@ row in the batch outcome, while the rest applies."""
 
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, fields, validate, validates_schema
 
+from connectivity.web.schema import Schema
 from connectivity.web.fields import Amount, CurrencyCode, Day, Flag, Money, PartnerCode, PartnerCodeList
 from connectivity.web.validators import PARTNER_CODE_RE
 from connectivity.ari.idempotency import HEADER as IDEMPOTENCY_KEY, RETENTION_HOURS
@@ -165,10 +166,11 @@ class ReadBackQuerySchema(Schema):
         "description": f"inclusive; on or after from_date and at most {MAX_READBACK_DAYS} days "
                        "after it"})
     room_type_codes = PartnerCodeList(MAX_READBACK_CODES, metadata={
-        "description": f"comma-separated, at most {MAX_READBACK_CODES}: only these room types"})
+        "description": f"comma-separated, at most {MAX_READBACK_CODES}: only these room types "
+                       "(e.g. `ACME-DBL,ACME-SGL`); empty: every mapped room type"})
     rate_plan_codes = PartnerCodeList(MAX_READBACK_CODES, metadata={
-        "description": f"comma-separated, at most {MAX_READBACK_CODES}: only these rate plans",
-        "example": "ACME-BAR,ACME-NRF"})
+        "description": f"comma-separated, at most {MAX_READBACK_CODES}: only these rate plans "
+                       "(e.g. `ACME-BAR,ACME-NRF`); empty: every mapped rate plan"})
 
     @validates_schema(skip_on_field_errors=False)
     def _range(self, data, **_):

@@ -51,15 +51,33 @@ class Presented:
 
 
 _SIGNED_WWW = 'HMAC-SHA256 realm="partner-connectivity", headers="X-Api-Key-Id X-Timestamp X-Nonce X-Signature"'
+# What a newcomer who sent part of a signed request needs to hear (the docs page signs for them
+# once authorized with the whole token; a key id alone there sends X-Api-Key-Id and nothing else).
+_SIGNED_HINT = ("a signed request sends X-Api-Key-Id (the key id, the token's part before the "
+                "'.'), X-Timestamp, X-Nonce and X-Signature; on the docs page, authorize "
+                "`signed` with the whole token <key_id>.<secret> and the page signs for you")
 
 
 def presented_credentials(request: Request) -> Presented:
     key_id = request.headers.get("X-Api-Key-Id")
+    authorization = request.headers.get("Authorization")
+    if key_id is not None and authorization:
+        # Which of the two keys did the partner mean? Guessing served one key's request with
+        # the other's scopes; the request is refused, saying why.
+        raise Unauthorized("multiple_credentials",
+                           "the request carries both 'Authorization' and X-Api-Key-Id; send one "
+                           "credential: the bearer token of an unsigned key, or the four signed "
+                           "headers of a signed key")
     if key_id is not None:
-        return Presented(key_id=key_id.strip(), timestamp=request.headers.get("X-Timestamp"),
+        key_id = key_id.strip()
+        if "." in key_id:
+            raise Unauthorized("invalid_credentials",
+                               "X-Api-Key-Id must carry the key id alone, the token's part before "
+                               "the '.', never the secret: " + _SIGNED_HINT,
+                               headers={"WWW-Authenticate": _SIGNED_WWW})
+        return Presented(key_id=key_id, timestamp=request.headers.get("X-Timestamp"),
                          nonce=request.headers.get("X-Nonce"),
                          signature=request.headers.get("X-Signature"))
-    authorization = request.headers.get("Authorization")
     if not authorization:
         raise Unauthorized("missing_credentials",
                            "send 'Authorization: Bearer <key_id>.<secret>' or the signed-request headers "
@@ -161,7 +179,14 @@ class Authenticator:
             return Unauthorized("invalid_signature", message,
                                 headers={"WWW-Authenticate": _SIGNED_WWW})
 
-        if presented.timestamp is None or not signing.TIMESTAMP_RE.match(presented.timestamp):
+        missing = [name for name, value in (("X-Timestamp", presented.timestamp),
+                                            ("X-Nonce", presented.nonce),
+                                            ("X-Signature", presented.signature)) if not value]
+        # Without a timestamp nothing else can be judged; with one, a stale request is told so
+        # before a missing nonce or signature (the order of the checks, contract section 2).
+        if "X-Timestamp" in missing:
+            raise invalid(_missing(missing))
+        if not signing.TIMESTAMP_RE.match(presented.timestamp):
             raise invalid("X-Timestamp must be the request time in whole unix seconds")
         server_now = time.time()
         if abs(server_now - int(presented.timestamp)) > self._max_skew:
@@ -176,10 +201,10 @@ class Authenticator:
                 "check the client's clock against GET /ping",
                 details={"server_time": server_time, "skew_seconds": skew},
                 headers={"WWW-Authenticate": _SIGNED_WWW})
-        if presented.nonce is None or not signing.NONCE_RE.match(presented.nonce):
+        if missing:
+            raise invalid(_missing(missing))
+        if not signing.NONCE_RE.match(presented.nonce):
             raise invalid("X-Nonce must be 8-64 characters of [A-Za-z0-9_-]")
-        if not presented.signature:
-            raise invalid("X-Signature is missing")
         secret = self._vault.open(row["signing_secret"])
         expected = signing.signature(
             secret or "", request.method, signing.request_target(request.environ),
@@ -187,6 +212,13 @@ class Authenticator:
         if secret is None or not signing.signature_matches(presented.signature.strip().lower(),
                                                            expected):
             raise invalid("the signature does not match the request")
+
+
+def _missing(headers: list[str]) -> str:
+    """["X-Nonce", "X-Signature"] -> "X-Nonce and X-Signature are missing: <how to sign>"."""
+    said = f"{', '.join(headers[:-1])} and {headers[-1]} are" if len(headers) > 1 \
+        else f"{headers[0]} is"
+    return f"{said} missing: {_SIGNED_HINT}"
 
 
 def _plausible_key_id(key_id: str) -> bool:

@@ -26,12 +26,14 @@ def search(request):
     """Which properties have anything sellable for a stay (scope ari.read)
 
     Up to 200 of the partner's hotel codes in one call. A hotel is `available` when some room
-    type and rate plan is sellable for the whole stay (contract section 8: a rate every night,
-    not closed, enough rooms, arrival and departure restrictions, length of stay, occupancy,
-    nationality); `lowest_total_amount` is then the cheapest whole-stay total for the requested
-    rooms and occupancy, in the requested `currency` or else the hotel's own. Codes not mapped
-    and active for the caller (unknown, another environment's, paused) are listed in
-    `unknown_hotel_codes`; a request whose codes are all unknown is still a 200.
+    type and rate plan is sellable for the whole stay (a rate every night, not closed, enough
+    rooms, arrival and departure restrictions, length of stay, occupancy, nationality);
+    `lowest_total_amount` is then the cheapest whole-stay total for the requested rooms and
+    occupancy, in the requested `currency` or else the hotel's own. A code mapped for the caller
+    whose distribution is paused is listed in `paused_hotel_codes` (not sold until resumed; the
+    `mapping.paused` event tells of it); any other code not mapped and active for the caller
+    (a typo, another environment's) in `unknown_hotel_codes`. A request whose codes are all
+    unknown or paused is still a 200.
     `check_in` must be today or later at every hotel searched (422 otherwise); a `currency`
     that some searched hotel's prices cannot be converted into is 422
     `currency_not_supported`."""

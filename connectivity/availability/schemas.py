@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, fields, validate, validates_schema
 
+from connectivity.web.schema import Schema
 from connectivity.mapping.schemas import CancellationPolicySchema
 from connectivity.pricing.sellability import REASONS
 from connectivity.web.fields import CountryCode, CurrencyCode, Day, Money, PartnerCode
@@ -115,7 +116,11 @@ class SearchResultSchema(Schema):
     hotels = fields.List(fields.Nested(SearchHotelSchema), required=True, metadata={
         "description": "one entry per requested code mapped and active for the caller"})
     unknown_hotel_codes = fields.List(fields.String(), required=True, metadata={
-        "description": "requested codes not mapped and active for the caller"})
+        "description": "requested codes the caller does not map in the key's environment "
+                       "(a typo, another environment's code)"})
+    paused_hotel_codes = fields.List(fields.String(), required=True, metadata={
+        "description": "requested codes the caller maps but whose distribution is paused: not "
+                       "sold until resumed (the `mapping.paused` event tells of a pause)"})
 
 
 class NightSchema(Schema):

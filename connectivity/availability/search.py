@@ -20,11 +20,18 @@ def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime)
     with db.connection() as conn:
         rows = queries().availability.search_hotels(
             conn, **search_parameters(caller.partner_id, caller.environment, codes, request, now))
-    found = {row["hotel_code"]: row for row in rows}
+        found = {row["hotel_code"]: row for row in rows}
+        unanswered = [code for code in codes if code not in found]
+        paused = set()
+        if unanswered:
+            paused = {row["hotel_code"] for row in queries().availability.paused_hotel_codes(
+                conn, partner_id=caller.partner_id, environment=caller.environment,
+                hotel_codes=unanswered)}
     _refuse_what_cannot_be_answered(request, found, now)
     return {
         "hotels": [_hotel(found[code]) for code in codes if code in found],
-        "unknown_hotel_codes": [code for code in codes if code not in found],
+        "unknown_hotel_codes": [code for code in unanswered if code not in paused],
+        "paused_hotel_codes": [code for code in unanswered if code in paused],
     }
 
 

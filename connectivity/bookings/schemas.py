@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, fields, validate, validates_schema
 
+from connectivity.web.schema import Schema
 from connectivity.availability.schemas import NightSchema, StaySchema, stay_date_errors
 from connectivity.mapping.schemas import CancellationPolicySchema
 from connectivity.pricing import OccupancyError, occupancy_from_guests

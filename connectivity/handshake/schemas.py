@@ -1,5 +1,6 @@
-from marshmallow import Schema, fields
+from marshmallow import fields
 
+from connectivity.web.schema import Schema
 from connectivity.web.validators import ENVIRONMENTS
 
 

@@ -4,8 +4,9 @@ loader, inside its transaction."""
 
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, fields, validate, validates_schema
 
+from connectivity.web.schema import Schema
 from connectivity.web import validators
 
 # The database's CHECK on every name: 1 to 200 characters.

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields
+from marshmallow import fields
 
+from connectivity.web.schema import Schema
 from connectivity.web.fields import Money
 from connectivity.reservations.schemas import STATUSES
 

@@ -4,8 +4,9 @@ is reported at once (422 `validation_failed`)."""
 
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, fields, validate, validates_schema
 
+from connectivity.web.schema import Schema
 from connectivity.availability.schemas import MAX_NIGHTS, stay_date_errors
 from connectivity.pricing.stay_nights import stay_nights
 from connectivity.web.fields import (

@@ -42,11 +42,23 @@ inventory, restrictions and already-confirmed reservations).
 `requires_signature` send `X-Api-Key-Id`, `X-Timestamp` (unix seconds, within 300 s of the server
 clock), `X-Nonce` (8-64 chars of `[A-Za-z0-9_-]`, never reused within 600 s) and `X-Signature`:
 lowercase hex HMAC-SHA256 keyed with the secret over
-`METHOD\\npath_and_query_as_sent\\ntimestamp\\nnonce\\nhex(sha256(body))`.
+`METHOD\\npath_and_query_as_sent\\ntimestamp\\nnonce\\nhex(sha256(body))`. Send one credential:
+a request carrying both a bearer token and signed-request headers is refused with 401
+`multiple_credentials` (the service does not guess which key is meant). A missing signing
+header is named in the 401 `invalid_signature` message ("X-Nonce is missing").
+
+**Trying it on this page.** "Authorize" one scheme at a time: `bearer` with an unsigned key's
+whole token, or `signed` with a signed key's whole token `<key_id>.<secret>` (not the key id
+alone): the page then signs every request in the browser and sends the key id, a timestamp, a
+fresh nonce and the signature, never the secret. Optional parameters start empty. A curl the page
+shows after a signed request repeats that request's nonce, already used: run as is, it gets 401
+`replayed_request`; sign it again with a fresh nonce (the `sign` shell function of the
+integration guide does).
 
 **Envelope.** Success: `{"success": true, "data": {...}, "request_id"}`. Failure:
-`{"success": false, "error": {"code", "message", "details"}, "request_id"}`. Branch on
-`error.code`, never on `error.message`. Every response carries `X-Request-Id`.
+`{"success": false, "error": {"code", "message", "details", "doc_url"}, "request_id"}`. Branch on
+`error.code`, never on `error.message`; `error.doc_url` links to the code's section on this
+page (why it happens, how to fix it). Every response carries `X-Request-Id`.
 
 **Rate limits.** Per key, `rate_limit_per_minute` requests in any 60 s. Authenticated responses
 carry `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After` (seconds).
@@ -77,6 +89,19 @@ from the request (its hotel, room type, plan and dates) and store nothing unless
 unknown value, or one the operation does not honour, is 422 `validation_failed` naming the
 header; a production key sending it gets 403 `sandbox_only`.
 """
+
+
+# What the docs page's "Authorize" dialog shows above each scheme's input.
+SCHEME_TEXTS = {
+    "bearer": "An unsigned key's whole token, `<key_id>.<secret>`, sent as "
+              "`Authorization: Bearer <key_id>.<secret>`. Authorize one scheme at a time: a "
+              "request carrying both is refused (401 `multiple_credentials`).",
+    "signed": "**Paste the whole token `<key_id>.<secret>`**, not the key id alone. This page "
+              "then signs each request in the browser: it sends `X-Api-Key-Id` (the key id), "
+              "`X-Timestamp`, `X-Nonce` and `X-Signature`, never the secret. A client of your "
+              "own sends those four headers (see the introduction). Authorize one scheme at a "
+              "time: a request carrying both is refused (401 `multiple_credentials`).",
+}
 
 
 class PreParsedJsonParser(FlaskParser):
@@ -158,10 +183,10 @@ def init_api(app: Flask, spec_plugins: Iterable[BasePlugin] = ()) -> Connectivit
         "extra_plugins": list(spec_plugins),
     })
     api.spec.components.security_scheme("bearer", {
-        "type": "http", "scheme": "bearer", "description": "`<key_id>.<secret>`"})
+        "type": "http", "scheme": "bearer", "description": SCHEME_TEXTS["bearer"]})
     api.spec.components.security_scheme("signed", {
         "type": "apiKey", "in": "header", "name": "X-Api-Key-Id",
-        "description": "with X-Timestamp, X-Nonce and X-Signature (see the description)"})
+        "description": SCHEME_TEXTS["signed"]})
     register_code_lists(api.spec)
     register_error_responses(api.spec, max_body_bytes)
     _register_error_handlers(app)

@@ -6,7 +6,10 @@ from functools import cache
 from typing import Any
 
 from flask import Response, g, jsonify
-from marshmallow import Schema, fields, pre_dump
+from marshmallow import fields, pre_dump
+
+from connectivity.web.schema import Schema
+from connectivity.web.catalogue import doc_url
 
 
 def request_id() -> str:
@@ -19,6 +22,7 @@ def error_response(status: int, code: str, message: str, details: dict | None = 
     g.error_code = code  # for the metrics of the request (connectivity/metrics/http.py)
     if details:
         error["details"] = details
+    error["doc_url"] = doc_url(code)
     response = jsonify({"success": False, "error": error, "request_id": request_id()})
     response.status_code = status
     for name, value in (headers or {}).items():
@@ -34,6 +38,10 @@ class ErrorSchema(Schema):
     code = fields.String(required=True, metadata={"description": "machine-readable; branch on it"})
     message = fields.String(required=True, metadata={"description": "human text; never branch on it"})
     details = fields.Dict(metadata={"description": "machine-readable facts for some codes"})
+    doc_url = fields.String(required=True, metadata={
+        "description": "the docs page's section on this code: why it happens and how to fix it "
+                       "(a path on this service)",
+        "example": "/api/connectivity/v1/docs#error-invalid_signature"})
 
 
 class ErrorEnvelopeSchema(Schema):

@@ -197,13 +197,16 @@ def EmailAddress(**kwargs) -> fields.String:
 
 class PartnerCodeList(fields.Field):
     """Partner codes in a query string, comma-separated (`A,B,C`), each by the partner-code
-    rule, at most `max_count` of them; loaded as a list without repeats, in the order sent."""
+    rule, at most `max_count` of them; loaded as a list without repeats, in the order sent.
+
+    No `example`: the docs page's "Try it out" fills a parameter with its example, and a filter
+    filled in unasked hides the rest of the answer. Optional parameters start empty there."""
 
     def __init__(self, max_count: int, **kwargs):
         self.max_count = max_count
         # The description's pattern: the partner-code rule without commas, 1 to max_count times.
         code = validators.PARTNER_CODE.replace("[^", "[^,", 1)
-        kwargs["metadata"] = {"type": "string", "example": "ACME-DBL,ACME-SGL",
+        kwargs["metadata"] = {"type": "string",
                               "pattern": f"^{code}(,{code}){{0,{max_count - 1}}}$",
                               **kwargs.get("metadata", {})}
         super().__init__(**kwargs)

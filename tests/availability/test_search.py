@@ -154,12 +154,25 @@ def test_only_mapped_active_hotels_answer_in_request_order(app, client, pull, db
                                  "lowest_total_amount": None, "currency": "EUR"}
     # another partner's code and a production hotel seen with a sandbox key are unknown
     assert data["unknown_hotel_codes"] == ["NOPE", "GLX-LIS", "ACME-MAD"]
+    assert data["paused_hotel_codes"] == []
 
+    # A paused hotel is not sold, and is told apart from a typo (and from another partner's
+    # code, which stays unknown even though Globex's mapping of the same property is active).
     runner = app.test_cli_runner()
     assert runner.invoke(args=["distribution", "pause", "--partner", "acme",
                                "--property", "LIS1"]).exit_code == 0
     data = search(client, pull, ["ACME-LIS"])
-    assert data == {"hotels": [], "unknown_hotel_codes": ["ACME-LIS"]}
+    assert data == {"hotels": [], "unknown_hotel_codes": [], "paused_hotel_codes": ["ACME-LIS"]}
+    data = search(client, pull, ["NOPE", "ACME-LIS", "GLX-LIS", "ACME-OPO"])
+    assert [h["hotel_code"] for h in data["hotels"]] == ["ACME-OPO"]
+    assert data["unknown_hotel_codes"] == ["NOPE", "GLX-LIS"]
+    assert data["paused_hotel_codes"] == ["ACME-LIS"]
+
+    assert runner.invoke(args=["distribution", "resume", "--partner", "acme",
+                               "--property", "LIS1"]).exit_code == 0
+    data = search(client, pull, ["ACME-LIS"])
+    assert [h["hotel_code"] for h in data["hotels"]] == ["ACME-LIS"]
+    assert data["paused_hotel_codes"] == []
 
 
 def test_two_hundred_hotels_in_one_call(client, pull, db, catalog):

@@ -73,5 +73,32 @@
     return request;
   }
 
-  global.pcsSigning = { stringToSign, signedHeaders, signRequest };
+  // The note beside a curl the page shows: that curl repeats a signed request's headers, whose
+  // nonce the page has just used, so run as it is the service refuses it as a replay.
+  const CURL_NOTE = "This curl repeats the signed headers the page just sent: their nonce is " +
+    "used, so run as it is it gets 401 replayed_request. Sign it again with a fresh " +
+    "X-Timestamp, X-Nonce and X-Signature (the integration guide's sign shell function does) " +
+    "before running it.";
+
+  function signedRequestShown(request) {
+    const headers = request && request.get && request.get("headers");
+    return Boolean(headers && headers.keySeq &&
+                   headers.keySeq().some((name) => name.toLowerCase() === "x-signature"));
+  }
+
+  // A Swagger UI plugin: the `curl` and `RequestSnippets` components, with the note under them.
+  function curlNotePlugin() {
+    const withNote = (Original, system) => (props) => {
+      const React = system.React;
+      const original = React.createElement(Original, props);
+      if (!signedRequestShown(props.request)) {
+        return original;
+      }
+      return React.createElement("div", null, original,
+        React.createElement("p", { className: "pcs-curl-note" }, CURL_NOTE));
+    };
+    return { wrapComponents: { curl: withNote, RequestSnippets: withNote } };
+  }
+
+  global.pcsSigning = { stringToSign, signedHeaders, signRequest, curlNotePlugin, CURL_NOTE };
 })(typeof window !== "undefined" ? window : globalThis);
