@@ -14,6 +14,8 @@ export type Error = {
   details?: {
     [key: string]: unknown;
   };
+  /** the docs page's section on this code: why it happens and how to fix it (a path on this service) */
+  doc_url: string;
 };
 
 export type ErrorEnvelope = {
@@ -200,8 +202,10 @@ export type SearchHotel = {
 export type SearchResult = {
   /** one entry per requested code mapped and active for the caller */
   hotels: Array<SearchHotel>;
-  /** requested codes not mapped and active for the caller */
+  /** requested codes the caller does not map in the key's environment (a typo, another environment's code) */
   unknown_hotel_codes: Array<string>;
+  /** requested codes the caller maps but whose distribution is paused: not sold until resumed (the `mapping.paused` event tells of a pause) */
+  paused_hotel_codes: Array<string>;
 };
 
 export type SearchResultEnvelope = {
