@@ -14,6 +14,7 @@ from connectivity.auth.access import guard_request, policy_of
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.routes import blp as availability_blp
+from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
 from connectivity.store.database import Database
@@ -99,6 +100,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
         feed_cursors=CursorSigner(settings.secret_keys),
         event_cursors=EventCursors(settings.secret_keys),
+        booking_cursors=ListCursors(settings.secret_keys),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds))
     services.register(app, built)
 
