@@ -19,6 +19,8 @@ from connectivity.web.fields import (
     EmailAddress,
     Flag,
     Money,
+    PageCursor,
+    PageLimit,
     PartnerCode,
     Reference,
     Text,
@@ -189,7 +191,6 @@ class CancelResultSchema(Schema):
 
 DEFAULT_LIST_SIZE = 50
 MAX_LIST_SIZE = 200
-MAX_LIST_CURSOR_LENGTH = 200
 
 
 class BookingListQuerySchema(Schema):
@@ -203,12 +204,9 @@ class BookingListQuerySchema(Schema):
         "description": "ISO 8601 with offset; inclusive"})
     check_in_from = Day(metadata={"description": "inclusive"})
     check_in_to = Day(metadata={"description": "inclusive"})
-    cursor = fields.String(validate=validate.Length(min=1, max=MAX_LIST_CURSOR_LENGTH), metadata={
-        "description": "opaque, as `next_cursor` gave it, with the same filters it was issued "
-                       "for (otherwise 422 naming `cursor`)"})
-    limit = fields.Integer(load_default=DEFAULT_LIST_SIZE,
-                           validate=validate.Range(1, MAX_LIST_SIZE), metadata={
-                               "description": "most bookings in the page"})
+    cursor = PageCursor("opaque, as `next_cursor` gave it, with the same filters it was issued "
+                        "for (otherwise 422 naming `cursor`)")
+    limit = PageLimit(DEFAULT_LIST_SIZE, MAX_LIST_SIZE, "bookings")
 
 
 class BookingListSchema(Schema):

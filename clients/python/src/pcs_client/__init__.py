@@ -8,8 +8,7 @@ from .models import (Batch, BatchAccepted, Booking, BookingResult, CancelResult,
 from .signing import signed_headers, string_to_sign
 
 __all__ = ["API_PREFIX", "ApiError", "Batch", "BatchAccepted", "Booking", "BookingResult",
-           "CancelResult", "Change", "Client", "Event", "Hotel", "ClockSkewError", "HotelAvailability",
-           "InvalidRequest", "Night", "PcsError", "Ping", "Quote", "RatePlanOffer",
-           "RatesResult", "RejectedItem", "ReservationRecord", "ReservationVersion",
-           "SearchResult", "Whoami", "signed_headers",
-           "string_to_sign"]
+           "CancelResult", "Change", "Client", "Event", "Hotel", "ClockSkewError",
+           "HotelAvailability", "InvalidRequest", "Night", "PcsError", "Ping", "Quote",
+           "RatePlanOffer", "RatesResult", "RejectedItem", "ReservationRecord",
+           "ReservationVersion", "SearchResult", "Whoami", "signed_headers", "string_to_sign"]
