@@ -1,18 +1,17 @@
 """Scenarios of the event log (docs/benchmarks.md, "Event log"): the latency from a commit to
-its event being served by GET /events, and switches that keep the event log's rows from being
-written, so that `book` can be measured with and without them on the same data:
+its event being served by GET /events, and `book` without the event log's rows, so that a
+booking is measured with and without them in one run, on the same data:
 
-    make bench SCENARIOS="events-off book events-on book" LABEL=events
+    make bench SCENARIOS="events-latency book book-events-off" ROUNDS=3 LABEL=events
 
-`events-off` installs a BEFORE INSERT trigger on event_log that drops every row (the INSERT's
-round trip, the receivers' lookup and the JSON are still paid: what it removes is the row, its
-index entries and WAL); `events-on` drops it."""
+`book-events-off` installs a BEFORE INSERT trigger on event_log that drops every row for its
+measure, and removes it after (the INSERT's round trip, the receivers' lookup and the JSON are
+still paid: what it removes is the row, its index entries and its WAL)."""
 
 from __future__ import annotations
 
 import http.client
 import json
-import time
 from urllib.parse import urlencode, urlsplit
 
 import psycopg
@@ -20,15 +19,17 @@ from psycopg.rows import dict_row
 
 from connectivity.events import log
 
+from . import bookings
 from .ari import hotel_of
 from .dataset import ALL_PARTNER
-from .scenarios import API, Context, direct_scenario
+from .scenarios import API, Context, direct_scenario, http_scenario, poll_until_served
 
 
 @direct_scenario("events-latency", "an event committed (as its cause's transaction does), then "
                  "polled for through GET /events every 10 ms until served: commit to served",
                  server="app", requests=200, concurrency=1, warmup=3)
 def events_latency(ctx: Context):
+    _switch_events(ctx, enable=True)  # should a book-events-off run have stopped half-way
     token = ctx.token("pull", signed=False)  # content.read: sees mapping.* events
     target = urlsplit(ctx.base_url)
     headers = {"Authorization": f"Bearer {token}"}
@@ -53,15 +54,9 @@ def events_latency(ctx: Context):
             log.record(db, **where, environment="sandbox", type="mapping.paused",
                        data={"hotel_code": marker})
             db.commit()
-            committed = time.monotonic()
-            while time.monotonic() - committed < 30:
-                data = get({"cursor": state["cursor"], "limit": 500})
-                state["cursor"] = data["next_cursor"]
-                if any(e["data"].get("hotel_code") == marker for e in data["events"]):
-                    return "ok"
-                if not data["has_more"]:
-                    time.sleep(0.01)
-            return "timeout"
+            return poll_until_served(get, state,
+                                     lambda e: e["data"].get("hotel_code") == marker, 500,
+                                     "events")
         return op
     return open_op
 
@@ -83,15 +78,15 @@ def _switch_events(ctx: Context, enable: bool) -> None:
             conn.execute(_DROP_ROWS)
 
 
-@direct_scenario("events-off", "keeps the event log's rows from being written (for book "
-                 "without them); one no-op", requests=1, concurrency=1, warmup=0)
-def events_off(ctx: Context):
-    _switch_events(ctx, enable=False)
-    return lambda: (lambda i: "ok")
-
-
-@direct_scenario("events-on", "writes the event log's rows again", requests=1, concurrency=1,
-                 warmup=0)
-def events_on(ctx: Context):
+def _events_back_on_and_no_oversell(ctx: Context) -> dict:
     _switch_events(ctx, enable=True)
-    return lambda: (lambda i: "ok")
+    return bookings.oversell_check(ctx, bookings.CHECKS["book"], bookings.DISTINCT_STOCK)
+
+
+@http_scenario("book-events-off", "book, with the event log's rows not written (switched back "
+               "on once measured): against book in the same run, what writing the events costs",
+               requests=2000, concurrency=4, verify=_events_back_on_and_no_oversell,
+               expect=lambda s: s == 201)
+def book_events_off(ctx: Context):
+    _switch_events(ctx, enable=False)
+    return bookings.book(ctx)

@@ -276,16 +276,9 @@ class Client:
         when the cursor is too old: start again without one."""
         if cursor is None:
             cursor = self.request("GET", "/availability/changes")["next_cursor"]
-        while True:
-            page = self.request("GET", "/availability/changes",
-                                query={"cursor": cursor, "limit": limit})
-            for entry in page["changes"]:
-                yield models.Change.from_data(entry), page["next_cursor"]
-            cursor = page["next_cursor"]
-            if not page["has_more"]:
-                if poll_seconds is None:
-                    return
-                self._sleep(poll_seconds)
+        for entry, after in self._follow("/availability/changes", "changes", cursor,
+                                         {"limit": limit}, poll_seconds):
+            yield models.Change.from_data(entry), after
 
     def events(self, cursor: Optional[str] = None, *, start: str = "oldest",
                types: Optional[Sequence[str]] = None, limit: Optional[int] = None,
@@ -300,10 +293,17 @@ class Client:
         if cursor is None and start == "latest":
             cursor = self.request("GET", "/events", query={"start": "latest", **query}
                                   )["next_cursor"]
+        for entry, after in self._follow("/events", "events", cursor, query, poll_seconds):
+            yield models.Event.from_data(entry), after
+
+    def _follow(self, path: str, items: str, cursor: Optional[str], query: dict,
+                poll_seconds: Optional[float]) -> Iterator[tuple[dict, str]]:
+        """A cursor-paged log's entries with the cursor after each page, until caught up (or
+        forever, `poll_seconds` apart)."""
         while True:
-            page = self.request("GET", "/events", query={"cursor": cursor, **query})
-            for entry in page["events"]:
-                yield models.Event.from_data(entry), page["next_cursor"]
+            page = self.request("GET", path, query={"cursor": cursor, **query})
+            for entry in page[items]:
+                yield entry, page["next_cursor"]
             cursor = page["next_cursor"]
             if not page["has_more"]:
                 if poll_seconds is None:
