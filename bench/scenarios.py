@@ -181,6 +181,9 @@ TARGETS = (
     at_most("ari-dry-run", "p50_ms", 300, "ms"),
     at_most("changes-page", "p50_ms", 15, "ms"),
     at_most("changes-latency", "p99_ms", 1000, "ms"),
+    at_most("events-latency", "p99_ms", 1000, "ms"),
+    # Writing a booking's events costs at most 10% of a booking.
+    ratio("book", "p50_ms", "book-events-off", 1.10, at_least=False),
 )
 
 
