@@ -8,7 +8,6 @@ import datetime as dt
 
 import pytest
 
-from connectivity.events.retention import prune_events
 from connectivity.mapping.distribution import set_distribution
 from tests.ari.conftest import day as ari_day, put, redis_client, work  # noqa: F401 - fixtures
 from tests.events.conftest import API, read_events
@@ -107,7 +106,7 @@ def test_bad_input_is_422_naming_the_field(client, issue, catalog, query, field)
     assert field in error["details"]["fields"]
 
 
-def test_a_foreign_or_pruned_cursor_is_410(client, db, issue, catalog):
+def test_a_foreign_or_pruned_cursor_is_410(client, db, issue, catalog, app):
     reader = _bearer(issue, extra_scopes=("content.read",))
     feed = assert_envelope_success(client.get(f"{API}/availability/changes",
                                               headers=_bearer(issue, "pull")))["next_cursor"]
@@ -120,7 +119,10 @@ def test_a_foreign_or_pruned_cursor_is_410(client, db, issue, catalog):
     with db.connection() as conn:  # the event is older than any retention (a constant: Citus)
         conn.execute("UPDATE event_log SET created_at = %s",
                      (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=31),))
-    assert prune_events(db, 30) == 1
+    runner = app.test_cli_runner()
+    assert runner.invoke(args=["events", "prune", "--days", "29"]).exit_code != 0
+    result = runner.invoke(args=["events", "prune"])
+    assert result.output == "pruned 1 event(s) older than 30 day(s)\n", result.output
     assert_envelope_failure(client.get(f"{API}/events?cursor={start}", headers=reader), 410,
                           "cursor_expired")
     # Without a cursor, from the oldest kept: nothing left, and polling goes on from there.
