@@ -14,6 +14,7 @@ from connectivity.auth.access import guard_request, policy_of
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.routes import blp as availability_blp
+from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
 from connectivity.store.database import Database
@@ -27,6 +28,8 @@ from connectivity.metrics.endpoint import init_metrics
 from connectivity.operator import register_cli, settings_from_env
 from connectivity.store.replica import LagMonitor, ReadTarget
 from connectivity.reservations.routes import blp as reservations_blp
+from connectivity.events.cursor import EventCursors
+from connectivity.events.routes import blp as events_blp
 from connectivity.sandbox.openapi import SandboxScenarioPlugin
 from connectivity.sandbox.operations import OPERATIONS as SANDBOX_OPERATIONS
 from connectivity.sandbox.scenarios import SandboxScenarios
@@ -37,7 +40,7 @@ from connectivity.web.wire import (assign_request_id, enforce_body_cap, finish_r
                                    parse_json_body)
 
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, ari_blp,
-                  reservations_blp)
+                  reservations_blp, events_blp)
 # Under the API prefix but public: the description and its docs page.
 PUBLIC_ENDPOINT_PREFIXES = ("api-docs.", *DOCS_PAGE_ENDPOINTS)
 
@@ -96,6 +99,8 @@ def create_app(settings: Settings | None = None) -> Flask:
         settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
         feed_cursors=CursorSigner(settings.secret_keys),
+        event_cursors=EventCursors(settings.secret_keys),
+        booking_cursors=ListCursors(settings.secret_keys),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds))
     services.register(app, built)
 

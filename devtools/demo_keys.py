@@ -4,7 +4,7 @@ yesterday's `make run` still works today.
 The tokens are kept in `<stack folder>/demo-keys.json` (file mode 0600). This is a local
 development convenience only: the service itself never keeps a token (the database holds a hash
 and the sealed signing secret), and a deployment issues keys with `keys issue`, whose token is
-shown once. `make run RESET_KEYS=1` revokes the kept pair and issues a new one."""
+shown once. `make run RESET_KEYS=1` revokes the kept keys and issues new ones."""
 
 from __future__ import annotations
 
@@ -20,7 +20,12 @@ from connectivity.store.database import announces
 from connectivity.store.queries import queries
 
 DEMO_PARTNER = "acme"
-DEMO_KEYS = (("demo-pull", "pull"), ("demo-push", "push"))
+DEMO_CHANNEL = "lisboa-cm"  # receives LIS1's bookings (docs/demo-catalog.json)
+# name, partner, preset, options. demo-channel is the hotel's channel manager: its mapping of
+# LIS1 receives the hotel's bookings as hotel_booking.* events (docs/partners.md 8.1); unsigned,
+# so that the walk-through's curl reads them plainly.
+DEMO_KEYS = (("demo-pull", DEMO_PARTNER, "pull", {}), ("demo-push", DEMO_PARTNER, "push", {}),
+             ("demo-channel", DEMO_CHANNEL, "push", {"signed": False}))
 
 
 def _kept(path: Path) -> dict:
@@ -43,17 +48,17 @@ def _keep(path: Path, keys: dict) -> None:
     os.replace(temporary, path)
 
 
-def _usable(conn, partner_code: str) -> set[str]:
+def _usable(conn, partner_codes: set[str]) -> set[str]:
     now = datetime.now(timezone.utc)
-    return {row["key_id"] for row in list_keys(conn, partner_code)
+    return {row["key_id"] for partner_code in partner_codes for row in list_keys(conn, partner_code)
             if row["revoked_at"] is None and (row["expires_at"] is None or row["expires_at"] > now)}
 
 
 @announces(KEY_STATE_CHANGED)  # the revocation must reach every web process's key cache
-def _fresh_key(conn, vault: SigningVault, name: str, preset: str):
-    queries().operator.revoke_keys_named(conn, partner_code=DEMO_PARTNER, name=name)
-    return issue_key(conn, vault, partner_code=DEMO_PARTNER, name=name, environment="sandbox",
-                     preset=preset).public()
+def _fresh_key(conn, vault: SigningVault, name: str, partner: str, preset: str, options: dict):
+    queries().operator.revoke_keys_named(conn, partner_code=partner, name=name)
+    return issue_key(conn, vault, partner_code=partner, name=name, environment="sandbox",
+                     preset=preset, **options).public()
 
 
 def demo_keys(db, vault: SigningVault, path: Path, reset: bool = False) -> dict[str, dict]:
@@ -62,14 +67,14 @@ def demo_keys(db, vault: SigningVault, path: Path, reset: bool = False) -> dict[
     (another database, or a revocation, gets a new one); `reset` issues a new pair, revoking
     the old one."""
     kept = _kept(path)
-    usable = set() if reset else db.run(_usable, DEMO_PARTNER)
+    usable = set() if reset else db.run(_usable, {partner for _, partner, _, _ in DEMO_KEYS})
     keys = {}
-    for name, preset in DEMO_KEYS:
+    for name, partner, preset, options in DEMO_KEYS:
         previous = kept.get(name)
         if isinstance(previous, dict) and previous.get("key_id") in usable:
             keys[name] = {**previous, "kept": True}
         else:
-            keys[name] = {**db.run(_fresh_key, vault, name, preset), "kept": False}
+            keys[name] = {**db.run(_fresh_key, vault, name, partner, preset, options), "kept": False}
         # Kept after each key: a failure further on loses no token already issued.
         _keep(path, {**{n: v for n, v in kept.items() if isinstance(v, dict)},
                      **{n: {k: v for k, v in key.items() if k != "kept"}

@@ -220,7 +220,8 @@ def prepare_demo(port: str, home: Path) -> None:
     push = keys["demo-push"]
     script = walkthrough(f"http://127.0.0.1:{port}", keys["demo-pull"]["token"], push["key_id"],
                          push["token"].partition(".")[2],
-                         *next_week_stay(datetime.now(timezone.utc)))
+                         *next_week_stay(datetime.now(timezone.utc)),
+                         channel_token=keys["demo-channel"]["token"])
     path = home / "walkthrough.sh"
     path.touch(mode=0o600)
     path.chmod(0o600)  # it holds the demo keys' secrets

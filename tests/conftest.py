@@ -24,7 +24,7 @@ import psycopg
 import pytest
 import redis
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import make_conninfo
 
 from rq import Queue
 

@@ -4,6 +4,7 @@ The operators' `distribution pause|resume` calls it."""
 
 from __future__ import annotations
 
+from connectivity.events import log
 from connectivity.store.queries import queries
 
 
@@ -25,7 +26,7 @@ def set_distribution(conn, partner_code: str, code: str, active: bool) -> dict |
     names: the property's internal code or the partner's hotel code for it. The mapping's row
     (`hotel_code`, `property_code`, ...), None when the partner has no such mapping,
     AmbiguousProperty when the code names more than one. Only a change of state is recorded in
-    the change feed, for that partner alone."""
+    the change feed and as a mapping.paused / mapping.resumed event, for that partner alone."""
     named = queries().mapping.find_mappings_named(conn, partner_code=partner_code, code=code)
     if not named:
         return None
@@ -36,4 +37,8 @@ def set_distribution(conn, partner_code: str, code: str, active: bool) -> dict |
     if row["changed"]:
         queries().mapping.record_distribution_change(
             conn, property_id=row["property_id"], partner_id=row["partner_id"])
+        log.record(conn, property_id=row["property_id"], partner_id=row["partner_id"],
+                   environment=row["environment"],
+                   type="mapping.resumed" if active else "mapping.paused",
+                   data={"hotel_code": row["hotel_code"]})
     return row

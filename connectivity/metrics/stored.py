@@ -19,6 +19,7 @@ from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
 from connectivity.ari.queue import BatchQueue
+from connectivity.events.log import EVENT_TYPES
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
 from connectivity.settings import Settings
@@ -113,6 +114,13 @@ class StoredStateCollector(Collector):
             "pcs_reconciliation_items_open",
             "Reconciliation items of pushed reservations not yet resolved "
             "(`flask --app app reconciliation list`).", value=open_items)
+        written = GaugeMetricFamily(
+            "pcs_events_written_recent",
+            f"Events written to the event log in the last {RECENT_WINDOW_SECONDS:.0f} s, by "
+            "type (GET /events, webhooks).", labels=["type"])
+        for event_type in EVENT_TYPES:
+            written.add_metric([event_type], state["events"].get(event_type, 0))
+        yield written
 
 
     def _rates(self, accepted: dict, finished: dict[str, int]) -> Iterator[Metric]:
@@ -158,6 +166,8 @@ def read_stored_state(conn) -> dict:
         "accepted": q.recently_accepted_batches(
             conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT),
         "open_items": q.open_reconciliation_items(conn),
+        "events": {row["type"]: row["events"] for row in q.recently_written_events(
+            conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT)},
     }
 
 

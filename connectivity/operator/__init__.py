@@ -10,8 +10,8 @@ from __future__ import annotations
 import click
 from flask import Flask
 
-from connectivity.operator.commands import (ari, catalog, changes, citus, db, distribution, keys,
-                                            privacy, reconciliation)
+from connectivity.operator.commands import (ari, catalog, changes, citus, db, distribution,
+                                            events, keys, privacy, reconciliation)
 from connectivity.settings import Settings, SettingsError
 
 # What an operator types to give the CLI its settings (the README's "Operators").
@@ -21,8 +21,8 @@ HOW_TO_SET = ("set them in the environment: `set -a; . .local/env; set +a` (writ
 
 
 def register_cli(app: Flask) -> None:
-    for command_group in (db, catalog, keys, distribution, ari, changes, reconciliation, citus,
-                          privacy):
+    for command_group in (db, catalog, keys, distribution, ari, changes, events, reconciliation,
+                          citus, privacy):
         app.cli.add_command(command_group.group)
 
 

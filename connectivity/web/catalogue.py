@@ -218,14 +218,15 @@ CATALOGUE: tuple[ErrorCode, ...] = (
                   "Tell the guest the penalty (`details.penalty_amount`, `details.currency`), then "
                   "cancel again with that amount as `expected_penalty_amount`.")),
     ErrorCode(410, "cursor_expired",
-              "the cursor is older than the changes kept, or not one this key was given",
+              "the cursor is older than what its log keeps (changes, events), or not one this key "
+              "was given",
               "start again without a cursor",
               cause=(
-                  "The cursor is older than the history kept, or was not issued by this service to "
+                  "The cursor is older than the history its log keeps (changes, events), or was not issued by this service to "
                   "this partner (edited, or from the other environment)."),
               fix=(
-                  "Start again without a cursor, and read what you need afresh (search, rates) "
-                  "before following changes again.")),
+                  "Start again without a cursor, and read what you need afresh (search, rates, "
+                  "the bookings list) before following the log again.")),
     ErrorCode(413, "payload_too_large", f"the body is over {MAX_BODY}", "split the request",
               framework_message="the body is larger than the service accepts",
               cause="The body is larger than the service accepts in one request.",

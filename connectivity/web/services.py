@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from connectivity.ari.queue import BatchQueue
     from connectivity.auth.guards import Guards
     from connectivity.availability.feed_cursor import CursorSigner
+    from connectivity.bookings.listing import ListCursors
     from connectivity.bookings.quote_token import QuoteTokens
+    from connectivity.events.cursor import EventCursors
     from connectivity.settings import Settings
     from connectivity.store.database import Database
     from connectivity.store.replica import ReadTarget
@@ -35,6 +37,8 @@ class Services:
     guards: Guards
     ari_queue: BatchQueue
     feed_cursors: CursorSigner
+    event_cursors: EventCursors
+    booking_cursors: ListCursors
     quote_tokens: QuoteTokens
 
 

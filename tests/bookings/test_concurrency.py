@@ -18,7 +18,7 @@ from app import create_app
 from tests.support import lockwaits
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 
-from tests.bookings.conftest import API, START, available, booking_body, booking_count, day
+from tests.bookings.conftest import API, START, available, booking_body, booking_count
 from connectivity.web.services import services_of
 
 THREADS = 20

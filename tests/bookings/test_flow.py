@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from tests.support.envelope import assert_envelope_failure, assert_envelope_success
+from tests.support.envelope import assert_envelope_success
 
 from tests.bookings.conftest import API, available, booking_body, booking_count, day, quote_body
 

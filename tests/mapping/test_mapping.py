@@ -1,7 +1,6 @@
 """GET /mapping/hotels and GET /mapping/hotels/{hotelCode}: only what is mapped and active for
 the calling partner, in the key's environment, in the partner's own codes."""
 
-from pathlib import Path
 
 import pytest
 

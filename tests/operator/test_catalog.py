@@ -93,8 +93,8 @@ def test_loading_the_demo_catalogue_twice_gives_the_same_state(cli, write_catalo
 
     summary = output_of(second)
     assert summary.strip(), "no summary line"
-    assert "2 properties" in summary and "1 partners" in summary, summary
-    assert "2 mappings" in summary and "3 fx_rates" in summary, summary
+    assert "2 properties" in summary and "2 partners" in summary, summary
+    assert "3 mappings" in summary and "3 fx_rates" in summary, summary
 
 
 def test_the_demo_catalogue_is_loaded_as_written(cli, write_catalog, pg):
@@ -248,6 +248,9 @@ INVALID = [
      "partners.0.mappings.0.room_types"),
     ("hotel_code_taken_by_another_property", _second_mapping_same_hotel_code,
      "partners.0.mappings.1.hotel_code"),
+    ("receives_bookings_not_a_boolean",
+     _set("partners.0.mappings.0.receives_bookings", "sometimes"),
+     "partners.0.mappings.0.receives_bookings"),
     ("fx_rate_zero", _set("fx_rates.0.rate", "0"), "fx_rates.0.rate"),
     ("fx_rate_negative", _set("fx_rates.2.rate", "-1.5"), "fx_rates.2.rate"),
     ("fx_rate_not_a_number", _set("fx_rates.0.rate", "abc"), "fx_rates.0.rate"),
@@ -431,6 +434,20 @@ def test_active_defaults_to_true(cli, write_catalog, pg):
     del data["partners"][0]["mappings"][0]["active"]
     assert_loaded(load(cli, write_catalog, data))
     assert mapping_row(pg, "acme", "LIS1")[2] is True
+
+
+def test_receives_bookings_defaults_to_false_and_follows_the_file(cli, write_catalog, pg):
+    def receives(partner, prop):
+        return pg.execute(
+            "SELECT pp.receives_bookings FROM partner_properties pp JOIN partners pa ON "
+            "pa.id = pp.partner_id JOIN properties pr ON pr.id = pp.property_id WHERE "
+            "pa.code = %s AND pr.code = %s", (partner, prop)).fetchone()[0]
+    data = demo_data()
+    assert_loaded(load(cli, write_catalog, data))
+    assert (receives("acme", "LIS1"), receives("lisboa-cm", "LIS1")) == (False, True)
+    data["partners"][1]["mappings"][0]["receives_bookings"] = False
+    assert_loaded(load(cli, write_catalog, data))  # unlike `active`, every load sets it
+    assert receives("lisboa-cm", "LIS1") is False
 
 
 def test_a_reload_never_resumes_a_pause_only_distribution_resume_does(cli, write_catalog, pg):

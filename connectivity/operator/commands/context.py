@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
+import click
+from flask.cli import AppGroup
+
 from connectivity.settings import Settings
 from connectivity.store.database import Database
 from connectivity.web.services import services
@@ -13,3 +18,19 @@ def database() -> Database:
 
 def settings() -> Settings:
     return services().settings
+
+
+def add_log_prune(group: AppGroup, prune: Callable[[Database, int], int], minimum_days: int,
+                  item: str) -> None:
+    """`<group> prune [--days N]` for a gapless log (the change feed, the event log): deletes the
+    `item`s older than N days (at least `minimum_days`, the contract's)."""
+
+    @group.command("prune", help=f"Delete {item}s older than --days; cursors from before answer "
+                                 "410 cursor_expired.")
+    @click.option("--days", "retention_days", type=click.IntRange(min=minimum_days),
+                  default=minimum_days, show_default=True,
+                  help=f"keep the {item}s of the last DAYS days (at least {minimum_days})")
+    def log_prune(retention_days):
+        # Given the Database, not one transaction: it prunes in short transactions of its own.
+        pruned = prune(database(), retention_days)
+        click.echo(f"pruned {pruned} {item}(s) older than {retention_days} day(s)")

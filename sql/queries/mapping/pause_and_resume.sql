@@ -12,13 +12,14 @@ SELECT pp.id AS mapping_id, pr.code AS property_code, pp.hotel_code, pp.environm
  ORDER BY pr.code, pp.environment;
 
 -- name: set_distribution(mapping_id, active)^
--- `changed`: the state was the other one before (the change feed then records it).
+-- `changed`: the state was the other one before (the change feed and the event log then
+-- record it).
 UPDATE partner_properties pp
    SET distribution_active = :active, updated_at = now()
   FROM properties pr, partner_properties before
  WHERE pr.id = pp.property_id AND before.id = pp.id AND pp.id = :mapping_id
 RETURNING pp.hotel_code, pr.code AS property_code, pp.distribution_active, pp.partner_id,
-          pp.property_id, before.distribution_active IS DISTINCT FROM pp.distribution_active
+          pp.property_id, pp.environment, before.distribution_active IS DISTINCT FROM pp.distribution_active
           AS changed;
 
 -- name: record_distribution_change(property_id, partner_id)!

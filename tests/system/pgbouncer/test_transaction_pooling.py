@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from psycopg import errors as pg_errors
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import make_conninfo
 
 from connectivity.store.database import Database, behind_pooler
 from connectivity.operator.migrations import MigrationError, upgrade

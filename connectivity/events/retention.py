@@ -1,0 +1,21 @@
+"""Retention of the event log: events older than `retention_days` (at least 30, contract 12.2)
+are deleted, and the highest transaction id deleted is kept as the mark below which a cursor is
+answered 410 cursor_expired. Run by operators: `flask --app app events prune`
+(docs/operations.md, "The event log")."""
+
+from __future__ import annotations
+
+from connectivity.store.database import Database
+from connectivity.store.queries import queries
+from connectivity.store.retention import prune_log
+
+MIN_RETENTION_DAYS = 30
+# Events per transaction: each delete stays short, and a run that is stopped keeps what it did.
+PRUNE_CHUNK = 5000
+
+
+def prune_events(db: Database, retention_days: int = MIN_RETENTION_DAYS,
+                 chunk: int = PRUNE_CHUNK) -> int:
+    """Delete the events older than `retention_days`; how many were deleted."""
+    return prune_log(db, queries().events.prune_events, retention_days, MIN_RETENTION_DAYS,
+                     chunk, "events")
