@@ -152,6 +152,8 @@ export type HotelDetail = {
   currency: string;
   max_child_age: number;
   timezone: string;
+  /** true when this partner is the hotel's receiver of bookings made by other partners: each becomes a `hotel_booking.confirmed` / `hotel_booking.cancelled` event in GET /events (set by the operator) */
+  receives_bookings: boolean;
   room_types: Array<MappedRoomType>;
   rate_plans: Array<MappedRatePlan>;
 };
@@ -439,6 +441,20 @@ export type BookingResult = {
 export type BookingResultEnvelope = {
   success: true;
   data: BookingResult;
+  request_id: string;
+};
+
+export type BookingList = {
+  /** oldest `created_at` first */
+  bookings: Array<Booking>;
+  /** null exactly when `has_more` is false */
+  next_cursor: string | null;
+  has_more: boolean;
+};
+
+export type BookingListEnvelope = {
+  success: true;
+  data: BookingList;
   request_id: string;
 };
 
@@ -816,6 +832,76 @@ export type DeliveryResultEnvelope = {
   request_id: string;
 };
 
+export type RecordedReservation = {
+  partner_reference: string;
+  status: "confirmed" | "cancelled" | "modified";
+  /** false while only a cancel or a modify of it has arrived; the fields of its content are then null */
+  received: boolean;
+  guest_confirmation?: string | null;
+  hotel_code?: string | null;
+  check_in?: string | null;
+  check_out?: string | null;
+  rooms?: Array<RoomOut> | null;
+  /** null before the reservation arrived, and once `guest_data_purged` */
+  guests?: Array<GuestOut> | null;
+  /** null when not sent, and once `guest_data_purged` */
+  contact?: ContactOut | {
+    [key: string]: unknown;
+  } | null;
+  sell_amount?: number | null;
+  sell_currency?: string | null;
+  net_amount?: number | null;
+  net_currency?: string | null;
+  is_non_refundable?: boolean | null;
+  cancellation_deadline?: string | null;
+  special_requests?: string | null;
+  booked_at?: string | null;
+  modified_at?: string | null;
+  /** when the reservation itself arrived */
+  received_at?: string | null;
+  /** when the first delivery of this reference arrived */
+  created_at: string;
+  updated_at: string;
+  /** deliveries of this reference received so far, redeliveries included */
+  version: number;
+  /** true once the guests' personal data expired (the service keeps it for a set time after check-out): `guests`, `contact` and `special_requests` are then null; the stay, rooms, amounts and references stay */
+  guest_data_purged: boolean;
+  /** when it expired; null while the reservation holds it */
+  guest_data_purged_at: string | null;
+  /** true when a cancellation arrived before the reservation itself */
+  orphan: boolean;
+};
+
+export type ReservationVersion = {
+  /** from 1: the first delivery, each modify and the cancel add one (a redelivery is not one) */
+  version: number;
+  status: "confirmed" | "cancelled" | "modified";
+  received_at: string;
+  ack_id: string;
+};
+
+export type RecordedItem = {
+  code: "inventory_shortfall" | "orphan_cancellation" | "unknown_modification" | "modification_after_cancellation" | "unmapped_room_type" | "unmapped_rate_plan" | "nightly_rates_missing" | "nightly_rates_mismatch" | "penalty_claim_differs";
+  message: string;
+  created_at: string;
+  /** when the operator resolved it; null while open */
+  resolved_at: string | null;
+};
+
+export type ReservationRecord = {
+  reservation: RecordedReservation;
+  /** oldest first */
+  versions: Array<ReservationVersion>;
+  /** every item raised by this reservation's deliveries, oldest first */
+  reconciliation: Array<RecordedItem>;
+};
+
+export type ReservationRecordEnvelope = {
+  success: true;
+  data: ReservationRecord;
+  request_id: string;
+};
+
 export type ReservationCancelRequest = {
   /** the reservation's hotel, mapped for the caller. Optional; when it is sent for a reservation received before, it must be that reservation's hotel */
   hotel_code?: string;
@@ -875,4 +961,30 @@ export type ModifyRequest = {
   /** ISO 4217 currency code */
   net_currency: CurrencyCode;
   modified_at?: string;
+};
+
+export type Event = {
+  /** the same on every reading and every webhook delivery: deduplicate by it */
+  event_id: string;
+  type: "ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed";
+  created_at: string;
+  /** by type (contract 12.2) */
+  data: {
+    [key: string]: unknown;
+  };
+};
+
+export type Events = {
+  /** oldest first; at least once (an event may appear again, with the same event_id), never less */
+  events: Array<Event>;
+  /** always a string: where the next poll starts */
+  next_cursor: string;
+  /** true: more events are ready now, poll again at once */
+  has_more: boolean;
+};
+
+export type EventsEnvelope = {
+  success: true;
+  data: Events;
+  request_id: string;
 };
