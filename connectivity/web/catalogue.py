@@ -63,6 +63,9 @@ CATALOGUE: tuple[ErrorCode, ...] = (
     ErrorCode(405, "method_not_allowed", "this method is not allowed on this path",
               "use a method the `Allow` header lists",
               framework_message="this method is not allowed on this path"),
+    ErrorCode(409, "limit_reached",
+              "the partner already has as many webhook endpoints in this environment as allowed "
+              "(10)", "delete an endpoint it no longer needs, then create the new one"),
     ErrorCode(409, "sold_out", "fewer rooms are left on some night of the stay than asked for",
               "search again"),
     ErrorCode(409, "not_sellable",
