@@ -30,6 +30,9 @@ DISTRIBUTED_BY_PROPERTY = (
     "reservation_nights",
     "reconciliation_items",
     "change_log",
+    # Beside its cause (a booking, a batch, a reservation, a mapping of the hotel): an event is
+    # written by its cause's transaction on the same shard, in one phase.
+    "event_log",
 )
 
 DISTRIBUTED_BY_PARTNER = (
@@ -50,6 +53,7 @@ REFERENCE = (
     "partner_rate_plans",
     "fx_rates",
     "change_log_pruned",
+    "event_log_pruned",
 )
 
 COORDINATOR_LOCAL = ("schema_migrations",)

@@ -1,12 +1,9 @@
 -- GET /availability/changes (contract 11.3). A position is (xid, id) in change_log, one per
 -- origin (the node whose transaction ids the row carries: 0 on plain PostgreSQL); a page holds
 -- the rows after their origin's position whose transaction is below that origin's horizon,
--- read on that node: every transaction below it has committed or rolled back, so no row can
--- still appear behind the position served (docs/operations.md, "The change feed").
-
--- name: feed_horizons()
--- Each origin's horizon: everything of that node below it is final.
-SELECT origin, horizon::text AS horizon FROM change_feed_horizons() ORDER BY origin;
+-- read on that node (logtail/horizons.sql): every transaction below it has committed or rolled
+-- back, so no row can still appear behind the position served (docs/operations.md, "The change
+-- feed"; connectivity/logtail/tail.py).
 
 -- name: feed_pruned()
 -- Each origin's pruned-through mark: a cursor at or below it for that origin is expired.
