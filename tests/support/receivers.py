@@ -1,0 +1,74 @@
+"""Webhook receivers for the tests: real HTTP servers on loopback (sandbox keys may send there),
+each recording what it received and answering as a test tells it."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Receiver:
+    url: str
+    received: list[Received] = field(default_factory=list)
+    # The status to answer the n-th request (0-based) with; 204 by default.
+    answer: Callable[[int], int] = lambda n: 204
+    # While cleared, requests wait here (a receiver that does not answer in time).
+    open: threading.Event = field(default_factory=threading.Event)
+    arrived: threading.Condition = field(default_factory=threading.Condition)
+
+    def wait_for(self, count: int, timeout: float = 20.0) -> list[Received]:
+        with self.arrived:
+            self.arrived.wait_for(lambda: len(self.received) >= count, timeout)
+            return list(self.received)
+
+
+@contextmanager
+def receiver(answer: Callable[[int], int] = lambda n: 204, *,
+             holding: bool = False) -> Iterator[Receiver]:
+    """A receiver at http://127.0.0.1:<port>/hook; `holding`: requests wait until `open` is set
+    (or the server stops)."""
+    box: list[Receiver] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's name
+            me = box[0]
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            with me.arrived:
+                n = len(me.received)
+                me.received.append(Received(self.path, {k.lower(): v for k, v in
+                                                        self.headers.items()}, body))
+                me.arrived.notify_all()
+            me.open.wait()
+            self.send_response(me.answer(n))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    me = Receiver(f"http://127.0.0.1:{server.server_port}/hook", answer=answer)
+    if not holding:
+        me.open.set()
+    box.append(me)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield me
+    finally:
+        me.open.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
