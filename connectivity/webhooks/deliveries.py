@@ -73,9 +73,9 @@ def ping_endpoint(db: Database, caller: Caller, endpoint_id: str,
 
 def _ping(conn, caller: Caller, endpoint_id: str, now: dt.datetime) -> dict[str, Any]:
     find_endpoint(conn, caller, endpoint_id)
-    event = {"event_id": "evt_" + secrets.token_hex(16), "type": "ping",
-             "created_at": now.isoformat(), "data": {}}
+    event = {"event_id": "evt_" + secrets.token_hex(16), "type": "ping", "created_at": now,
+             "data": {}}
+    body = json.dumps({**event, "created_at": now.isoformat()}, separators=(",", ":"))
     queries().webhooks.add_ping(conn, partner_id=caller.partner_id, endpoint_id=endpoint_id,
-                                event_id=event["event_id"],
-                                body=json.dumps(event, separators=(",", ":")))
+                                event_id=event["event_id"], body=body)
     return event

@@ -81,7 +81,7 @@ class WebhookDeliveriesQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(DELIVERY_STATUSES))
     cursor = fields.String(validate=validate.Length(min=1, max=MAX_CURSOR_LENGTH), metadata={
         "description": "opaque, `next_cursor` of the page before"})
-    limit = fields.Integer(strict=True, load_default=DEFAULT_PAGE_SIZE,
+    limit = fields.Integer(load_default=DEFAULT_PAGE_SIZE,
                            validate=validate.Range(1, MAX_PAGE_SIZE))
 
 

@@ -50,7 +50,10 @@ def receiver(answer: Callable[[int], int] = lambda n: 204, *,
                                                         self.headers.items()}, body))
                 me.arrived.notify_all()
             me.open.wait()
-            self.send_response(me.answer(n))
+            status = me.answer(n)
+            self.send_response(status)
+            if 300 <= status < 400:
+                self.send_header("Location", "/elsewhere")
             self.send_header("Content-Length", "0")
             self.end_headers()
 
