@@ -28,6 +28,8 @@ from connectivity.metrics.endpoint import init_metrics
 from connectivity.operator import register_cli
 from connectivity.store.replica import LagMonitor, ReadTarget
 from connectivity.reservations.routes import blp as reservations_blp
+from connectivity.events.cursor import EventCursors
+from connectivity.events.routes import blp as events_blp
 from connectivity.sandbox.openapi import SandboxScenarioPlugin
 from connectivity.sandbox.operations import OPERATIONS as SANDBOX_OPERATIONS
 from connectivity.sandbox.scenarios import SandboxScenarios
@@ -39,7 +41,7 @@ from connectivity.web.wire import (assign_request_id, enforce_body_cap, finish_r
                                    parse_json_body)
 
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, ari_blp,
-                  reservations_blp, webhooks_blp)
+                  reservations_blp, events_blp, webhooks_blp)
 # Under the API prefix but public: the description and its docs page.
 PUBLIC_ENDPOINT_PREFIXES = ("api-docs.", *DOCS_PAGE_ENDPOINTS)
 
@@ -98,6 +100,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
         feed_cursors=CursorSigner(settings.secret_keys),
+        event_cursors=EventCursors(settings.secret_keys),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
         vault=SigningVault(settings.secret_key, settings.secret_key_previous))
     services.register(app, built)

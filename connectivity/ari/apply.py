@@ -26,6 +26,7 @@ from psycopg.types.json import Jsonb
 
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
+from connectivity.ari.batch_events import announce_finished
 from connectivity.ari.schemas import REJECTION_CODES
 
 # A group's bounds keep one job short: the worker runs jobs in its own process (worker.py) and
@@ -179,10 +180,11 @@ def finish_batches(conn, group: list[dict], rejected: dict[str, list[dict]]) -> 
     outcomes = {batch["id"]: {"applied_count": batch["item_count"] - len(rejected[batch["id"]]),
                               "rejected_count": len(rejected[batch["id"]])}
                 for batch in group}
-    queries().ari.finish_batches(conn, outcomes=Jsonb(
+    finished = queries().ari.finish_batches(conn, outcomes=Jsonb(
         {batch_id: {**outcome, "rejected": rejected[batch_id]}
          for batch_id, outcome in outcomes.items()}),
         property_ids=sorted({batch["property_id"] for batch in group}))
+    announce_finished(conn, finished)
     return outcomes
 
 

@@ -12,6 +12,7 @@ import psycopg
 import structlog
 from rq import get_current_job
 
+from connectivity.ari.batch_events import announce_finished
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
 from connectivity.settings import Settings
@@ -105,5 +106,5 @@ def batch_job_failed(job, connection, exc_type, exc_value, traceback) -> None:
     if job.retries_left:
         return
     with database().connection() as conn:
-        queries().ari.fail_batch(conn, id=job.id,
-                                 failure=f"processing failed: {exc_type.__name__}")
+        announce_finished(conn, queries().ari.fail_batch(
+            conn, id=job.id, failure=f"processing failed: {exc_type.__name__}"))

@@ -8,7 +8,6 @@ holds that position (connectivity/availability/feed_cursor.py).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from connectivity.auth.authenticate import Caller
@@ -30,8 +29,8 @@ def read_changes(db: Reads, signer: CursorSigner, caller: Caller,
     marks = queries().availability.feed_pruned
     with db.connection() as conn:
         if after is None:
-            return _page([], False, signer.dump(caller.partner_id, caller.environment,
-                                                tail.latest(conn, marks)))
+            return tail.page_json("changes", [], False, signer.dump(
+                caller.partner_id, caller.environment, tail.latest(conn, marks)))
 
         def read_rows(conn, **bounds):
             return queries().availability.feed_page(
@@ -39,10 +38,5 @@ def read_changes(db: Reads, signer: CursorSigner, caller: Caller,
 
         page = tail.read_page(conn, after, request.get("limit", DEFAULT_PAGE_SIZE), read_rows,
                               marks, EXPIRED)
-    return _page([row["change"] for row in page.rows], page.has_more,
-                 signer.dump(caller.partner_id, caller.environment, page.next))
-
-
-def _page(changes: list[str], has_more: bool, next_cursor: str) -> str:
-    return ('{"changes":[' + ",".join(changes) + '],"next_cursor":' + json.dumps(next_cursor)
-            + ',"has_more":' + ("true" if has_more else "false") + "}")
+    return tail.page_json("changes", [row["change"] for row in page.rows], page.has_more,
+                          signer.dump(caller.partner_id, caller.environment, page.next))

@@ -22,6 +22,7 @@ from connectivity.pricing import occupancy_from_guests
 from connectivity.pricing.spread import spread_total
 from connectivity.store.queries import queries
 from connectivity.web.fields import money_number
+from connectivity.bookings.booking_events import announce
 from connectivity.bookings.confirmation import confirmation_number
 from connectivity.bookings.manage import find_booking
 from connectivity.bookings.offer import find_offer, judge, policy_fx_rate, sold_out
@@ -114,5 +115,6 @@ def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprin
         nationality=nationality, guests=Jsonb(request["guests"]),
         contact=Jsonb(request["contact"]), special_requests=request.get("special_requests"),
         arrival_time=request.get("arrival_time"))
+    announce(conn, row, "confirmed")
     return {"booking": booking_view(row), "idempotent_replay": False,
             "request_differs": False}, 201

@@ -14,6 +14,7 @@ from connectivity.web.errors import Conflict, NotFound, ServiceUnavailable, Vali
 from connectivity.pricing import CancellationPolicy, booking_policy_penalty, hours_before_check_in
 from connectivity.store.queries import queries
 from connectivity.web.fields import money_number
+from connectivity.bookings.booking_events import announce
 from connectivity.bookings.records import booking_view
 
 
@@ -92,4 +93,5 @@ def _cancel(conn, caller: Caller, reference: str, request: dict, now: dt.datetim
     q.change_inventory(conn, property_id=booking["property_id"],
                        room_type_id=booking["room_type_id"], check_in=booking["check_in"],
                        check_out=booking["check_out"], change=booking["rooms"])
+    announce(conn, cancelled, "cancelled")
     return _result({**cancelled, "timezone": booking["timezone"]}, replay=False)

@@ -15,6 +15,7 @@ with `origin`, `xid` and `id`) and its own pruning marks (rows of `origin`, `thr
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -102,3 +103,10 @@ def next_positions(after: Positions, rows: list[dict[str, Any]], has_more: bool,
         for origin, horizon in now.items():
             positions[origin] = later(horizon, after.get(origin, START))
     return positions
+
+
+def page_json(name: str, items: list[str], has_more: bool, next_cursor: str) -> str:
+    """A page's answer `{name: [...], "next_cursor", "has_more"}` as JSON text, its items
+    already JSON (written by PostgreSQL: no per-field decoding in Python)."""
+    return (f'{{"{name}":[' + ",".join(items) + '],"next_cursor":' + json.dumps(next_cursor)
+            + ',"has_more":' + ("true" if has_more else "false") + "}")

@@ -4,6 +4,7 @@ The operators' `distribution pause|resume` calls it."""
 
 from __future__ import annotations
 
+from connectivity.events import log
 from connectivity.store.queries import queries
 
 
@@ -12,10 +13,15 @@ from connectivity.store.queries import queries
 def set_distribution(conn, partner_code: str, property_code: str, active: bool) -> dict | None:
     """Pause (`active` False) or resume the partner's mapping of the property; the mapping's
     row (`hotel_code`, ...), or None when the partner has no mapping of that property. Only a
-    change of state is recorded in the change feed, for that partner alone."""
+    change of state is recorded, in the change feed and as a mapping.paused / mapping.resumed
+    event, for that partner alone."""
     row = queries().mapping.set_distribution(
         conn, partner_code=partner_code, property_code=property_code, active=active)
     if row is not None and row["changed"]:
         queries().mapping.record_distribution_change(
             conn, property_id=row["property_id"], partner_id=row["partner_id"])
+        log.record(conn, property_id=row["property_id"], partner_id=row["partner_id"],
+                   environment=row["environment"],
+                   type="mapping.resumed" if active else "mapping.paused",
+                   data={"hotel_code": row["hotel_code"]})
     return row

@@ -58,6 +58,10 @@ class MappedRatePlanSchema(Schema):
 
 class HotelDetailSchema(HotelSummarySchema):
     timezone = fields.String(required=True)
+    receives_bookings = fields.Boolean(required=True, metadata={
+        "description": "true when this partner is the hotel's receiver of bookings made by other "
+                       "partners: each becomes a `hotel_booking.confirmed` / "
+                       "`hotel_booking.cancelled` event in GET /events (set by the operator)"})
     room_types = fields.List(fields.Nested(MappedRoomTypeSchema), required=True)
     rate_plans = fields.List(fields.Nested(MappedRatePlanSchema), required=True)
 

@@ -24,7 +24,7 @@ def hotel_detail(db: Reads, caller: Caller, hotel_code: str) -> dict:
         plans = q.mapped_rate_plans(conn, mapping_id=hotel["mapping_id"])
     return {"hotel": {
         **{k: hotel[k] for k in ("hotel_code", "name", "country", "currency", "timezone",
-                                 "max_child_age")},
+                                 "max_child_age", "receives_bookings")},
         "room_types": room_types,
         "rate_plans": [{
             "rate_plan_code": p["rate_plan_code"], "name": p["name"],

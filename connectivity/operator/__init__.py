@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from flask import Flask
 
-from connectivity.operator.commands import (ari, catalog, changes, citus, db, distribution, keys,
-                                            privacy, reconciliation)
+from connectivity.operator.commands import (ari, catalog, changes, citus, db, distribution,
+                                            events, keys, privacy, reconciliation)
 
 
 def register_cli(app: Flask) -> None:
-    for command_group in (db, catalog, keys, distribution, ari, changes, reconciliation, citus,
-                          privacy):
+    for command_group in (db, catalog, keys, distribution, ari, changes, events, reconciliation,
+                          citus, privacy):
         app.cli.add_command(command_group.group)

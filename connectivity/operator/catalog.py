@@ -109,7 +109,8 @@ def _load_mapping(conn, q, path: str, partner_id: int, mapping: dict) -> None:
             mapping_id = q.upsert_mapping(
                 conn, partner_id=partner_id, property_id=property_id,
                 environment=prop["environment"], hotel_code=mapping["hotel_code"],
-                active=mapping["active"])["id"]
+                active=mapping["active"],
+                receives_bookings=mapping["receives_bookings"])["id"]
     except psycopg.errors.UniqueViolation:
         raise CatalogError({f"{path}.hotel_code": [
             f"hotel code {mapping['hotel_code']!r} is already mapped to another property of "

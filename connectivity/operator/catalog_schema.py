@@ -103,6 +103,9 @@ class MappingSchema(Schema):
     # The distribution state when the mapping is first created; afterwards only
     # `distribution pause|resume` changes it.
     active = fields.Boolean(load_default=True)
+    # Makes this partner the hotel's receiver of hotel_booking.* events (contract 12.2); the
+    # file decides it at every load.
+    receives_bookings = fields.Boolean(load_default=False)
     room_types = fields.Dict(keys=fields.String(validate=validators.internal_code),
                              values=fields.String(validate=validators.partner_code),
                              load_default=dict)

@@ -5,17 +5,30 @@ from __future__ import annotations
 
 from psycopg.types.json import Jsonb
 
+from connectivity.auth.authenticate import Caller
+from connectivity.events import log
 from connectivity.store.queries import queries
 from connectivity.reservations.findings import Finding
 
 
-def record_reconciliation(conn, property_id: int, reservation_id: int, version: int,
+def record_reconciliation(conn, caller: Caller, reference: str, row: dict, version: int,
                           findings: list[Finding]) -> None:
-    if findings:
-        queries().reservations.record_reconciliation(conn, [
-            {"property_id": property_id, "reservation_id": reservation_id, "version": version,
-             "code": f.code, "message": f.message, "details": Jsonb(f.details or {})}
-            for f in findings])
+    """`row`: the reservation (`id`, `property_id`, `mapping_id`). Each item is also a
+    reservation.flagged event for the partner, in this transaction, on the reservation's
+    shard."""
+    if not findings:
+        return
+    q = queries().reservations
+    q.record_reconciliation(conn, [
+        {"property_id": row["property_id"], "reservation_id": row["id"], "version": version,
+         "code": f.code, "message": f.message, "details": Jsonb(f.details or {})}
+        for f in findings])
+    hotel_code = q.mapping_hotel_code(conn, mapping_id=row["mapping_id"])
+    for f in findings:
+        log.record(conn, property_id=row["property_id"], partner_id=caller.partner_id,
+                   environment=caller.environment, type="reservation.flagged",
+                   data={"partner_reference": reference, "hotel_code": hotel_code,
+                         "code": f.code, "message": f.message})
 
 
 def reconciliation_of(conn, property_id: int, reservation_id: int, version: int) -> list[dict]:

@@ -89,7 +89,10 @@ def _push(conn, caller: Caller, reservation: dict, raw: str, request_id: str) ->
             findings += _settle_penalty(conn, row, state,
                                         ReservationCancelRequestSchema().load(cancel["payload"]),
                                         cancel["received_at"], hotel["timezone"])
-    record_reconciliation(conn, row["property_id"], row["id"], delivery["version"], findings)
+    # The row as received now: under the mapping of the hotel the reservation names.
+    record_reconciliation(conn, caller, reservation["partner_reference"],
+                          {**row, "mapping_id": hotel["mapping_id"]}, delivery["version"],
+                          findings)
     return _answer(conn, row, delivery, [f.public() for f in findings])
 
 
@@ -110,7 +113,7 @@ def _cancel(conn, caller: Caller, reference: str, cancel: dict, raw: str,
     else:
         release_inventory(conn, row["property_id"], row["id"])
         findings = _settle_penalty(conn, row, row["state"], cancel, now, row["timezone"])
-    record_reconciliation(conn, row["property_id"], row["id"], delivery["version"], findings)
+    record_reconciliation(conn, caller, reference, row, delivery["version"], findings)
     return _answer(conn, row, delivery, [f.public() for f in findings], cancel=True)
 
 
@@ -142,7 +145,7 @@ def _modify(conn, caller: Caller, reference: str, modification: dict, raw: str,
         nights = take_inventory(conn, row["id"], delivery["version"], row["property_id"],
                                 wanted)
         findings += shortfall(nights, {v: k for k, v in room_types.items()})
-    record_reconciliation(conn, row["property_id"], row["id"], delivery["version"], findings)
+    record_reconciliation(conn, caller, reference, row, delivery["version"], findings)
     return _answer(conn, row, delivery, [f.public() for f in findings])
 
 

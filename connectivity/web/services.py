@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from connectivity.auth.guards import Guards
     from connectivity.availability.feed_cursor import CursorSigner
     from connectivity.bookings.quote_token import QuoteTokens
+    from connectivity.events.cursor import EventCursors
     from connectivity.settings import Settings
     from connectivity.store.database import Database
     from connectivity.store.replica import ReadTarget
@@ -36,6 +37,7 @@ class Services:
     guards: Guards
     ari_queue: BatchQueue
     feed_cursors: CursorSigner
+    event_cursors: EventCursors
     quote_tokens: QuoteTokens
     # Seals the webhook endpoints' secrets (webhooks/), as the keys' signing secrets are sealed.
     vault: SigningVault

@@ -9,6 +9,7 @@
 -- stops selling, not pushing, contract 8). Search applies the same rule to up to 200 codes
 -- inside its own statement (availability/search.sql, the `hotel` CTE).
 SELECT pp.id AS mapping_id, pp.property_id, pp.hotel_code, pp.distribution_active,
+       pp.receives_bookings,
        pr.name, pr.country, pr.currency, pr.timezone, pr.max_child_age
   FROM partner_properties pp
   JOIN properties pr ON pr.id = pp.property_id

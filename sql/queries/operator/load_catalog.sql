@@ -56,12 +56,15 @@ RETURNING id;
 -- name: find_property(code)^
 SELECT id, environment FROM properties WHERE code = :code;
 
--- name: upsert_mapping(partner_id, property_id, environment, hotel_code, active)^
+-- name: upsert_mapping(partner_id, property_id, environment, hotel_code, active, receives_bookings)^
 -- `active` is the distribution state of a new mapping only: a reload never resumes a pause.
-INSERT INTO partner_properties (partner_id, property_id, environment, hotel_code, distribution_active)
-VALUES (:partner_id, :property_id, :environment, :hotel_code, :active)
+-- `receives_bookings` is the file's at every load.
+INSERT INTO partner_properties (partner_id, property_id, environment, hotel_code,
+                                distribution_active, receives_bookings)
+VALUES (:partner_id, :property_id, :environment, :hotel_code, :active, :receives_bookings)
 ON CONFLICT (partner_id, property_id) DO UPDATE
-   SET hotel_code = EXCLUDED.hotel_code, updated_at = EXCLUDED.updated_at
+   SET hotel_code = EXCLUDED.hotel_code, receives_bookings = EXCLUDED.receives_bookings,
+       updated_at = EXCLUDED.updated_at
 RETURNING id;
 
 -- name: clear_mapping_codes(mapping_id)!

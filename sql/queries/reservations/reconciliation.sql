@@ -25,3 +25,7 @@ RETURNING id, resolved_at;
 
 -- name: find_reconciliation(item_id)^
 SELECT id, resolved_at FROM reconciliation_items WHERE id = :item_id;
+
+-- name: mapping_hotel_code(mapping_id)$
+-- The partner's hotel code of a mapping, for the reservation.flagged event.
+SELECT hotel_code FROM partner_properties WHERE id = :mapping_id;
