@@ -6,9 +6,10 @@ from .models import (Batch, BatchAccepted, Booking, BookingResult, CancelResult,
                      HotelAvailability, Night, Ping, Quote, RatePlanOffer, RatesResult,
                      RejectedItem, SearchResult, Whoami)
 from .signing import signed_headers, string_to_sign
+from .webhooks import WebhookVerificationError, verify_webhook
 
 __all__ = ["API_PREFIX", "ApiError", "Batch", "BatchAccepted", "Booking", "BookingResult",
            "CancelResult", "Change", "Client", "Hotel", "ClockSkewError", "HotelAvailability",
            "InvalidRequest", "Night", "PcsError", "Ping", "Quote", "RatePlanOffer",
-           "RatesResult", "RejectedItem", "SearchResult", "Whoami", "signed_headers",
-           "string_to_sign"]
+           "RatesResult", "RejectedItem", "SearchResult", "WebhookVerificationError", "Whoami",
+           "signed_headers", "string_to_sign", "verify_webhook"]
