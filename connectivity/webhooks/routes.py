@@ -28,8 +28,9 @@ ENDPOINT = "/webhook-endpoints/<endpoint_id:endpointId>"
 
 @blp.route("/webhook-endpoints", methods=["POST"])
 @blp.arguments(WebhookEndpointRequestSchema, example={
-    "url": "https://hooks.example.com/pcs", "event_types": ["booking.confirmed",
-                                                           "booking.cancelled"],
+    # A sandbox key testing on its own machine; production: https on a public address.
+    "url": "http://127.0.0.1:8080/pcs-webhooks",
+    "event_types": ["booking.confirmed", "booking.cancelled"],
     "description": "bookings to our PMS"})
 @blp.response(201, enveloped(WebhookEndpointCreatedSchema))
 @error_responses(blp, *GUARDED, *WITH_BODY, 409)
@@ -91,7 +92,7 @@ def delete_webhook_endpoint(endpointId):  # noqa: N803 - the contract's paramete
 
 @blp.route(f"{ENDPOINT}/enable", methods=["POST"])
 @blp.response(200, enveloped(WebhookEndpointAnswerSchema))
-@error_responses(blp, *GUARDED, 404, 422)
+@error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires(*EVENT_READING_SCOPES, any_of=True)
 def enable_webhook_endpoint(endpointId):  # noqa: N803
     """Enable a webhook endpoint
@@ -105,7 +106,7 @@ def enable_webhook_endpoint(endpointId):  # noqa: N803
 
 @blp.route(f"{ENDPOINT}/ping", methods=["POST"])
 @blp.response(202, enveloped(WebhookPingSchema))
-@error_responses(blp, *GUARDED, 404, 422)
+@error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires(*EVENT_READING_SCOPES, any_of=True)
 def ping_webhook_endpoint(endpointId):  # noqa: N803
     """Send a test event to a webhook endpoint
@@ -133,7 +134,7 @@ def list_webhook_deliveries(query, endpointId):  # noqa: N803
 
 @blp.route(f"{ENDPOINT}/deliveries/<event_id:eventId>/retry", methods=["POST"])
 @blp.response(202, enveloped(WebhookReplaySchema))
-@error_responses(blp, *GUARDED, 404, 422)
+@error_responses(blp, *GUARDED, *WITH_BODY, 404)
 @requires(*EVENT_READING_SCOPES, any_of=True)
 def retry_webhook_delivery(endpointId, eventId):  # noqa: N803
     """Send an event to an endpoint again (replay)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from connectivity.events.log import EVENT_TYPES
+from connectivity.web.fields import Text
 from connectivity.webhooks.destination import MAX_URL_LENGTH
 
 MAX_EVENT_TYPES = 20
@@ -19,19 +20,19 @@ EVENT_TYPE_TEXT = ("types of GET /events (" + ", ".join(f"`{t}`" for t in EVENT_
 
 
 class WebhookEndpointRequestSchema(Schema):
-    url = fields.String(required=True, validate=validate.Length(min=1, max=MAX_URL_LENGTH),
-                        metadata={"description": (
-                            "absolute; production keys https only, sandbox keys http or https; "
-                            "the host must not be nor resolve to a loopback (sandbox keys "
-                            "excepted), private, link-local, multicast, unspecified or reserved "
-                            "address; checked again at every delivery"),
-                            "example": "https://hooks.example.com/pcs"})
-    event_types = fields.List(fields.String(), required=True,
+    url = Text(MAX_URL_LENGTH, required=True, metadata={
+        "description": "absolute; production keys https only, sandbox keys http or https; the "
+                       "host must not be nor resolve to a loopback (sandbox keys excepted), "
+                       "private, link-local, multicast, unspecified or reserved address; "
+                       "checked again at every delivery",
+        "example": "https://93.184.216.34/pcs-webhooks"})
+    event_types = fields.List(fields.String(metadata={"enum": [*EVENT_TYPES, "*"]}),
+                              required=True,
                               validate=validate.Length(min=1, max=MAX_EVENT_TYPES), metadata={
                                   "description": f"1-{MAX_EVENT_TYPES} {EVENT_TYPE_TEXT}",
                                   "example": ["booking.confirmed", "booking.cancelled"]})
-    description = fields.String(allow_none=True, validate=validate.Length(max=MAX_DESCRIPTION),
-                                metadata={"description": f"at most {MAX_DESCRIPTION} characters"})
+    description = Text(MAX_DESCRIPTION, allow_none=True, metadata={
+        "description": f"1-{MAX_DESCRIPTION} characters of text, or null"})
 
     @validates("event_types")
     def known_types(self, value: list[str], **_):
@@ -50,7 +51,8 @@ class WebhookEndpointRequestSchema(Schema):
 class WebhookEndpointSchema(Schema):
     endpoint_id = fields.String(required=True, metadata={"example": "we_4f9KqZ2mYc8LtR0pXa7Vb1Nd"})
     url = fields.String(required=True)
-    event_types = fields.List(fields.String(), required=True, metadata={
+    event_types = fields.List(fields.String(metadata={"enum": [*EVENT_TYPES, "*"]}),
+                              required=True, metadata={
         "description": "as sent at creation (`[\"*\"]` stays so)"})
     description = fields.String(required=True, allow_none=True)
     status = fields.String(required=True, metadata={
