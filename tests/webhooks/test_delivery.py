@@ -258,16 +258,17 @@ def test_deliveries_list_newest_first_by_pages_and_status(client, pull, db, send
                                                   if statuses[e] == "delivered"]
 
 
-@pytest.mark.parametrize("query, field", [
-    ("status=sent", "status"), ("limit=0", "limit"), ("limit=201", "limit"),
-    ("limit=2.5", "limit"), ("limit=x", "limit"), ("cursor=nope", "cursor"),
-    ("cursor=" + "a" * 201, "cursor"), ("cursor=d2QxOi0x", "cursor")
-])
-def test_deliveries_bad_query_is_422_naming_it(client, pull, query, field):
+def test_deliveries_bad_query_is_422_naming_it(client, pull):
     endpoint_id = created(client, pull, "http://127.0.0.1:9/hook")["endpoint"]["endpoint_id"]
-    error = assert_envelope_failure(client.get(
-        f"{ENDPOINTS}/{endpoint_id}/deliveries?{query}", headers=pull), 422, "validation_failed")
-    assert field in error["details"]["fields"], error
+    for query, field in [
+        ("status=sent", "status"), ("limit=0", "limit"), ("limit=201", "limit"),
+        ("limit=2.5", "limit"), ("limit=x", "limit"), ("cursor=nope", "cursor"),
+        ("cursor=" + "a" * 201, "cursor"), ("cursor=d2QxOi0x", "cursor"),
+    ]:
+        error = assert_envelope_failure(client.get(
+            f"{ENDPOINTS}/{endpoint_id}/deliveries?{query}", headers=pull), 422,
+            "validation_failed")
+        assert field in error["details"]["fields"], (query, error)
 
 
 def test_the_body_sent_is_the_event_as_get_events_shows_it(client, pull, db, senders):
