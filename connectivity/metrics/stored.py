@@ -19,6 +19,7 @@ from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
 from connectivity.ari.queue import BatchQueue
+from connectivity.metrics.webhooks import read_webhook_state, webhook_metrics
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
 from connectivity.settings import Settings
@@ -113,6 +114,7 @@ class StoredStateCollector(Collector):
             "pcs_reconciliation_items_open",
             "Reconciliation items of pushed reservations not yet resolved "
             "(`flask --app app reconciliation list`).", value=open_items)
+        yield from webhook_metrics(state["webhooks"], RECENT_WINDOW_SECONDS)
 
 
     def _rates(self, accepted: dict, finished: dict[str, int]) -> Iterator[Metric]:
@@ -158,6 +160,7 @@ def read_stored_state(conn) -> dict:
         "accepted": q.recently_accepted_batches(
             conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT),
         "open_items": q.open_reconciliation_items(conn),
+        "webhooks": read_webhook_state(conn, RECENT_WINDOW_SECONDS),
     }
 
 

@@ -86,3 +86,5 @@ CREATE INDEX webhook_deliveries_list_idx
     ON webhook_deliveries (partner_id, endpoint_id, seq DESC);
 -- Pruning, oldest first.
 CREATE INDEX webhook_deliveries_created_idx ON webhook_deliveries (created_at);
+-- /metrics: the deliveries attempted in a recent window.
+CREATE INDEX webhook_deliveries_attempted_idx ON webhook_deliveries (last_attempt_at);
