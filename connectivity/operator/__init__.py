@@ -10,10 +10,10 @@ from __future__ import annotations
 from flask import Flask
 
 from connectivity.operator.commands import (ari, catalog, changes, citus, db, distribution,
-                                            events, keys, privacy, reconciliation)
+                                            events, keys, privacy, reconciliation, webhooks)
 
 
 def register_cli(app: Flask) -> None:
     for command_group in (db, catalog, keys, distribution, ari, changes, events, reconciliation,
-                          citus, privacy):
+                          citus, privacy, webhooks):
         app.cli.add_command(command_group.group)

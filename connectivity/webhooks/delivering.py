@@ -12,6 +12,7 @@ After a failed attempt the delivery is due again on the retry schedule (schedule
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +29,7 @@ from connectivity.webhooks.sender import TIMEOUT, Attempt, attempt_delivery
 
 log = structlog.get_logger(__name__)
 
-DISABLE_AFTER_SECONDS = 5 * 24 * 3600
+DISABLE_AFTER = dt.timedelta(days=5)
 # A claimed delivery is due again after this, should its sender die: longer than an attempt
 # can take (connect 5 s + answer 10 s).
 LEASE_SECONDS = 60
@@ -134,9 +135,10 @@ def record_attempt(conn, delivery: dict[str, Any], attempt: Attempt,
     recorded = q.record_failed_attempt(conn, **key, event_id=delivery["event_id"],
                                        claim=delivery["claim"], status_code=attempt.status_code,
                                        error=attempt.error, next_attempt_at=retry_at)
-    health = q.endpoint_failed(conn, **key, attempted_at=delivery["last_attempt_at"],
-                               disable_after_seconds=DISABLE_AFTER_SECONDS)
+    attempted_at = delivery["last_attempt_at"]
+    health = q.endpoint_failed(conn, **key, attempted_at=attempted_at,
+                               failing_before=attempted_at - DISABLE_AFTER)
     if health is not None and health["disabled_now"]:
         log.warning("webhook_endpoint_disabled", endpoint_id=delivery["endpoint_id"],
-                    failing_for_days=DISABLE_AFTER_SECONDS // 86400)
+                    failing_for_days=DISABLE_AFTER.days)
     return None if recorded is None else recorded["status"]

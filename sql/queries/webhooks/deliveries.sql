@@ -83,7 +83,8 @@ WITH due AS (
 )
 UPDATE webhook_deliveries d
 SET attempts = d.attempts + 1, claim = d.claim + 1, manual = false,
-    last_attempt_at = now(), first_attempt_at = coalesce(d.first_attempt_at, now()),
+    -- least() skips a NULL: now() the first time (Citus refuses now() inside coalesce)
+    last_attempt_at = now(), first_attempt_at = least(d.first_attempt_at, now()),
     next_attempt_at = now() + make_interval(secs => :lease_seconds)
 FROM locked, webhook_endpoints e
 WHERE d.partner_id = :partner_id AND d.partner_id = locked.partner_id
@@ -114,15 +115,17 @@ RETURNING status;
 UPDATE webhook_endpoints SET failing_since = NULL
 WHERE partner_id = :partner_id AND id = :endpoint_id AND failing_since IS NOT NULL;
 
--- name: endpoint_failed(partner_id, endpoint_id, attempted_at, disable_after_seconds)^
--- Failing since the first failure after the last success; failing that long: disabled.
+-- name: endpoint_failed(partner_id, endpoint_id, attempted_at, failing_before)^
+-- Failing since the first failure after the last success; failing since `failing_before` (the
+-- attempt's time less 5 days) or earlier: disabled. Times are parameters, not now(): Citus
+-- refuses a function that is not immutable inside CASE.
 UPDATE webhook_endpoints
 SET failing_since = coalesce(failing_since, :attempted_at),
-    status = CASE WHEN status = 'enabled' AND coalesce(failing_since, :attempted_at)
-                       <= :attempted_at - make_interval(secs => :disable_after_seconds)
+    status = CASE WHEN status = 'enabled'
+                       AND coalesce(failing_since, :attempted_at) <= :failing_before
                   THEN 'disabled' ELSE status END,
-    disabled_at = CASE WHEN status = 'enabled' AND coalesce(failing_since, :attempted_at)
-                            <= :attempted_at - make_interval(secs => :disable_after_seconds)
-                       THEN now() ELSE disabled_at END
+    disabled_at = CASE WHEN status = 'enabled'
+                            AND coalesce(failing_since, :attempted_at) <= :failing_before
+                       THEN :attempted_at ELSE disabled_at END
 WHERE partner_id = :partner_id AND id = :endpoint_id
-RETURNING status, disabled_at = now() AS disabled_now;
+RETURNING status, status = 'disabled' AND disabled_at = :attempted_at AS disabled_now;
