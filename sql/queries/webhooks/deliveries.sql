@@ -26,7 +26,8 @@ VALUES (:partner_id, :endpoint_id, :event_id, 'ping', :body, now(), true);
 
 -- name: endpoints_to_feed()
 -- Every enabled endpoint, for the dispatcher's round (a read on every shard under Citus).
-SELECT partner_id, id FROM webhook_endpoints WHERE status = 'enabled' ORDER BY partner_id, id;
+SELECT partner_id, id, log_position FROM webhook_endpoints WHERE status = 'enabled'
+ORDER BY partner_id, id;
 
 -- name: lock_endpoint_to_feed(partner_id, id)^
 -- One dispatcher at a time feeds an endpoint; another skips it rather than waits.
