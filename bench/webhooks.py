@@ -18,50 +18,27 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from devtools.webhook_receiver import receiver
+
 ROOT = Path(__file__).resolve().parents[1]
 SECRET_KEY = "bench-webhooks-" + "k" * 32
 
 
-class Arrivals:
-    """A receiver's first arrival time per webhook-id (the wall clock, which PostgreSQL's
+def first_arrivals(hook) -> dict[str, float]:
+    """When each webhook-id first arrived at the receiver (the wall clock, which PostgreSQL's
     timestamps on this machine share)."""
-
-    def __init__(self):
-        self.first: dict[str, float] = {}
-        self.lock = threading.Lock()
-
-
-def serve(arrivals: Arrivals | None) -> tuple[ThreadingHTTPServer, str]:
-    """A receiver on loopback: records and answers 204, or (arrivals None) never answers."""
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802
-            at = time.time()
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if arrivals is None:
-                time.sleep(60)  # past the sender's 10 s timeout
-                return
-            with arrivals.lock:
-                arrivals.first.setdefault(self.headers["webhook-id"], at)
-            self.send_response(204)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_port}/hook"
+    first: dict[str, float] = {}
+    for request in list(hook.received):
+        first.setdefault(request.headers["webhook-id"], request.at)
+    return first
 
 
 def fresh_database(server_url: str) -> str:
@@ -128,12 +105,12 @@ def start_worker(url: str, redis_url: str, prefix: str) -> subprocess.Popen:
                             stderr=subprocess.DEVNULL)
 
 
-def wait_for(arrivals: Arrivals, ids, timeout: float) -> None:
+def wait_for(hook, ids, timeout: float) -> dict[str, float]:
     deadline = time.time() + timeout
     while time.time() < deadline:
-        with arrivals.lock:
-            if all(i in arrivals.first for i in ids):
-                return
+        first = first_arrivals(hook)
+        if all(i in first for i in ids):
+            return first
         time.sleep(0.01)
     raise SystemExit(f"not every event arrived within {timeout} s")
 
@@ -144,27 +121,30 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def latency(app, db, headers, rate: float, seconds: float) -> dict:
-    healthy = Arrivals()
-    _, healthy_url = serve(healthy)
-    _, stuck_url = serve(None)
-    create_endpoint(app, headers, stuck_url)
-    create_endpoint(app, headers, healthy_url)
+    with receiver() as healthy, receiver(holding=True) as stuck:
+        return _latency(app, db, headers, rate, seconds, healthy, stuck)
+
+
+def _latency(app, db, headers, rate, seconds, healthy, stuck) -> dict:
+    # The stuck receiver answers nothing: every request to it times out after 10 s.
+    create_endpoint(app, headers, stuck.url)
+    create_endpoint(app, headers, healthy.url)
     committed: dict[str, float] = {}
     interval, started = 1.0 / rate, time.time()
     for n in range(int(rate * seconds)):
         time.sleep(max(0.0, started + n * interval - time.time()))
         event_id, at = commit_event(db)
         committed[event_id] = at
-    wait_for(healthy, committed, 60)
+    arrived = wait_for(healthy, committed, 60)
     # When the dispatcher stored each delivery: past the log's horizon, so readable.
     stored = dict(db.run(lambda conn: [(r["event_id"], r["at"]) for r in conn.execute(
         "SELECT DISTINCT ON (event_id) event_id, extract(epoch FROM created_at) AS at "
         "FROM webhook_deliveries ORDER BY event_id, created_at")]))
     figures = {"events": len(committed)}
     for name, waits in (
-            ("commit_to_first_attempt", [healthy.first[e] - committed[e] for e in committed]),
+            ("commit_to_first_attempt", [arrived[e] - committed[e] for e in committed]),
             ("commit_to_stored", [float(stored[e]) - committed[e] for e in committed]),
-            ("stored_to_first_attempt", [healthy.first[e] - float(stored[e]) for e in committed])):
+            ("stored_to_first_attempt", [arrived[e] - float(stored[e]) for e in committed])):
         figures[name] = {"p50_ms": round(statistics.median(waits) * 1000, 1),
                          "p99_ms": round(percentile(waits, 0.99) * 1000, 1),
                          "max_ms": round(max(waits) * 1000, 1)}
@@ -174,15 +154,14 @@ def latency(app, db, headers, rate: float, seconds: float) -> dict:
 def throughput(app, db, headers, events: int, start_worker) -> dict:
     """The events are committed first, then one worker process starts: from its start to the
     last delivery, the rate of one worker working off a backlog (its start-up included)."""
-    arrivals = Arrivals()
-    _, url = serve(arrivals)
-    create_endpoint(app, headers, url)
-    ids = [commit_event(db)[0] for _ in range(events)]
-    started = time.time()
-    worker = start_worker()
-    wait_for(arrivals, ids, 600)
-    last = max(arrivals.first[i] for i in ids)
-    first = min(arrivals.first[i] for i in ids)
+    with receiver() as hook:
+        create_endpoint(app, headers, hook.url)
+        ids = [commit_event(db)[0] for _ in range(events)]
+        started = time.time()
+        worker = start_worker()
+        arrived = wait_for(hook, ids, 600)
+    last = max(arrived[i] for i in ids)
+    first = min(arrived[i] for i in ids)
     return {"events": events, "seconds_from_start": round(last - started, 2),
             "per_second_from_start": round(events / (last - started), 1),
             "per_second_first_to_last": round(events / (last - first), 1)}, worker

@@ -20,7 +20,7 @@ from tests.operator.conftest import output_of
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 from tests.support.envelope import (API, assert_envelope_failure, assert_envelope_success,
                                     assert_unauthorized)
-from tests.support.receivers import receiver
+from devtools.webhook_receiver import receiver
 from tests.support.signing import bearer, signed_headers
 from tests.webhooks.delivery import record_event, run_rounds
 

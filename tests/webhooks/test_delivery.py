@@ -13,7 +13,7 @@ from standardwebhooks import Webhook
 from connectivity.auth.credentials import SigningVault
 from connectivity.webhooks.delivering import Senders
 from tests.support.envelope import assert_envelope_failure, assert_envelope_success
-from tests.support.receivers import receiver
+from devtools.webhook_receiver import receiver
 from tests.webhooks.conftest import ENDPOINTS, created
 from tests.webhooks.delivery import delivery_rows, record_event, run_rounds
 

@@ -8,7 +8,7 @@ import httpx
 
 from connectivity.auth.credentials import SigningVault
 from connectivity.webhooks.delivering import Senders
-from tests.support.receivers import receiver
+from devtools.webhook_receiver import receiver
 from tests.webhooks.conftest import created
 from tests.webhooks.delivery import record_event, run_rounds
 

@@ -9,7 +9,7 @@ import signal
 from standardwebhooks import Webhook
 
 from tests.support.live_service import webhook_worker  # noqa: F401 - a fixture
-from tests.support.receivers import receiver
+from devtools.webhook_receiver import receiver
 from tests.webhooks.conftest import created
 
 

@@ -1,9 +1,11 @@
-"""Webhook receivers for the tests: real HTTP servers on loopback (sandbox keys may send there),
-each recording what it received and answering as a test tells it."""
+"""A webhook receiver on loopback (sandbox keys may send there): a real HTTP server recording
+what it received, and when, and answering as told. The tests' receivers and the webhook bench's
+(bench/webhooks.py)."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,6 +17,7 @@ class Received:
     path: str
     headers: dict[str, str]
     body: bytes
+    at: float  # time.time() when the request arrived
 
 
 @dataclass
@@ -42,12 +45,12 @@ def receiver(answer: Callable[[int], int] = lambda n: 204, *,
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):  # noqa: N802 - http.server's name
-            me = box[0]
+            me, at = box[0], time.time()
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             with me.arrived:
                 n = len(me.received)
                 me.received.append(Received(self.path, {k.lower(): v for k, v in
-                                                        self.headers.items()}, body))
+                                                        self.headers.items()}, body, at))
                 me.arrived.notify_all()
             me.open.wait()
             status = me.answer(n)
