@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
             else:
                 results[scenario], worker = throughput(
                     app, db, headers, args.events,
-                    lambda: start_worker(url, redis_url, prefix))
+                    lambda url=url, prefix=prefix: start_worker(url, redis_url, prefix))
             print(scenario, json.dumps(results[scenario]), flush=True)
             db.close()
         finally:

@@ -22,7 +22,7 @@ from connectivity.logtail.positions import positions_to_list
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
 from connectivity.web.errors import Conflict, InsufficientScope, NotFound, ValidationFailed
-from connectivity.webhooks.destination import RefusedDestination, Resolver, resolve_destination
+from connectivity.webhooks.destination import RefusedDestination, resolve_destination
 from connectivity.webhooks.signature import new_webhook_secret
 
 log = structlog.get_logger(__name__)
@@ -53,10 +53,10 @@ def subscribed_types(caller: Caller, event_types: list[str]) -> list[str]:
     return list(event_types)
 
 
-def create_endpoint(db: Database, vault: SigningVault, caller: Caller, request: dict[str, Any],
-                    resolver: Resolver | None = None) -> dict[str, Any]:
+def create_endpoint(db: Database, vault: SigningVault, caller: Caller,
+                    request: dict[str, Any]) -> dict[str, Any]:
     """201's data: the endpoint and its secret, shown this once."""
-    _check_url(request["url"], caller.environment, resolver)
+    _check_url(request["url"], caller.environment)
     types = subscribed_types(caller, request["event_types"])
     secret = new_webhook_secret()
     endpoint = db.run(_create, caller, request, types, vault.seal(secret), vault.sealed_by)
@@ -65,12 +65,10 @@ def create_endpoint(db: Database, vault: SigningVault, caller: Caller, request: 
     return {"endpoint": endpoint, "secret": secret}
 
 
-def _check_url(url: str, environment: str, resolver: Resolver | None) -> None:
+def _check_url(url: str, environment: str) -> None:
+    """The URL rules, the host resolved now (the same rules again at every delivery)."""
     try:
-        if resolver is None:
-            resolve_destination(url, environment)
-        else:
-            resolve_destination(url, environment, resolver)
+        resolve_destination(url, environment)
     except RefusedDestination as refused:
         raise ValidationFailed({"url": [str(refused)]}) from None
 

@@ -10,12 +10,13 @@ from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
 from connectivity.web.errors import ValidationFailed
 from connectivity.web.services import services
 from connectivity.webhooks.deliveries import list_deliveries, ping_endpoint, replay_delivery
-from connectivity.webhooks.endpoints import (create_endpoint, delete_endpoint,
-                                             enable_endpoint, list_endpoints)
-from connectivity.webhooks.schemas import (WebhookReplaySchema, WebhookDeliveriesQuerySchema,
-                                           WebhookDeliveryListSchema, WebhookEndpointAnswerSchema,
+from connectivity.webhooks.endpoints import (create_endpoint, delete_endpoint, enable_endpoint,
+                                             list_endpoints)
+from connectivity.webhooks.schemas import (WebhookDeliveriesQuerySchema, WebhookDeliveryListSchema,
+                                           WebhookEndpointAnswerSchema,
                                            WebhookEndpointCreatedSchema, WebhookEndpointListSchema,
-                                           WebhookEndpointRequestSchema, WebhookPingSchema)
+                                           WebhookEndpointRequestSchema, WebhookPingSchema,
+                                           WebhookReplaySchema)
 
 blp = ApiBlueprint("webhooks", __name__, url_prefix=API_PREFIX, description=(
     "Webhooks: events of GET /events sent to the partner's endpoints as they happen, signed as "

@@ -16,8 +16,8 @@ from functools import cache
 
 import httpx
 
-from connectivity.webhooks.destination import (RefusedDestination, Resolver,
-                                               resolve_destination, system_resolver)
+from connectivity.webhooks.destination import (RefusedDestination, Resolver, resolve_destination,
+                                               system_resolver)
 from connectivity.webhooks.signature import signed_headers
 
 # An answer must start within this (contract 12.3: 2xx within 10 s); connecting gets less, so

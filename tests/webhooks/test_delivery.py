@@ -9,11 +9,12 @@ import json
 
 import pytest
 from standardwebhooks import Webhook
+from standardwebhooks.webhooks import WebhookVerificationError
 
 from connectivity.auth.credentials import SigningVault
 from connectivity.webhooks.delivering import Senders
-from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 from devtools.webhook_receiver import receiver
+from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 from tests.webhooks.conftest import ENDPOINTS, created
 from tests.webhooks.delivery import delivery_rows, record_event, run_rounds
 
@@ -40,7 +41,7 @@ def test_an_event_is_delivered_signed_as_standard_webhooks_verify_it(client, pul
     assert event["data"] == {"booking": {"reference": "B1"}}
     assert set(event) == {"event_id", "type", "created_at", "data"}
     # Signed with another secret, it would not verify.
-    with pytest.raises(Exception):
+    with pytest.raises(WebhookVerificationError):
         Webhook("whsec_" + "A" * 44).verify(request.body, request.headers)
     listed = assert_envelope_success(client.get(
         f"{ENDPOINTS}/{data['endpoint']['endpoint_id']}/deliveries", headers=pull))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from connectivity.auth.credentials import SigningVault
 from connectivity.webhooks.delivering import Senders
-from tests.metrics.scrape import samples, value
 from devtools.webhook_receiver import receiver
+from tests.metrics.scrape import samples, value
 from tests.webhooks.conftest import created
 from tests.webhooks.delivery import delivery_rows, record_event, run_rounds
 

@@ -8,8 +8,8 @@ import signal
 
 from standardwebhooks import Webhook
 
-from tests.support.live_service import webhook_worker  # noqa: F401 - a fixture
 from devtools.webhook_receiver import receiver
+from tests.support.live_service import webhook_worker  # noqa: F401 - a fixture
 from tests.webhooks.conftest import created
 
 

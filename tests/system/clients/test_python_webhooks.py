@@ -9,11 +9,12 @@ import json
 import time
 
 import pytest
+
+# The conftest puts the client's source on the path (as test_python_client.py relies on).
+from pcs_client import WebhookVerificationError, verify_webhook
 from standardwebhooks import Webhook
 
 from connectivity.webhooks.signature import new_webhook_secret, signed_headers
-# The conftest puts the client's source on the path (as test_python_client.py relies on).
-from pcs_client import WebhookVerificationError, verify_webhook
 
 EVENT = {"event_id": "evt_" + "a" * 32, "type": "booking.confirmed",
          "created_at": "2027-01-01T10:00:00+00:00", "data": {"booking": {"reference": "B1"}}}

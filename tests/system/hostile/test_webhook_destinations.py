@@ -11,8 +11,8 @@ import pytest
 from connectivity.auth.credentials import SigningVault
 from connectivity.webhooks.delivering import Senders
 from connectivity.webhooks.destination import RefusedDestination
-from tests.support.envelope import API, assert_envelope_failure, assert_envelope_success
 from devtools.webhook_receiver import receiver
+from tests.support.envelope import API, assert_envelope_failure, assert_envelope_success
 from tests.webhooks.delivery import delivery_rows, record_event, run_rounds
 
 ENDPOINTS = f"{API}/webhook-endpoints"
