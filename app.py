@@ -15,6 +15,7 @@ from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.routes import blp as availability_blp
+from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
 from connectivity.store.database import Database
@@ -101,6 +102,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
         feed_cursors=CursorSigner(settings.secret_keys),
         event_cursors=EventCursors(settings.secret_keys),
+        booking_cursors=ListCursors(settings.secret_keys),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
         vault=SigningVault(settings.secret_key, settings.secret_key_previous))
     services.register(app, built)

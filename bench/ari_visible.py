@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import time
 from urllib.parse import urlencode, urlsplit
 
 import psycopg
@@ -22,7 +21,7 @@ from connectivity.availability.feed_cursor import CursorSigner, Position
 from .ari import ari_body, hotel_of
 from .dataset import ALL_PARTNER
 from .load import Request
-from .scenarios import API, Context, direct_scenario, http_scenario
+from .scenarios import API, Context, direct_scenario, http_scenario, poll_until_served
 
 READBACK_DAYS = 366
 FEED_PAGE = 500
@@ -108,16 +107,9 @@ def changes_latency(ctx: Context):
                 "ON CONFLICT (property_id, date, room_type_id) "
                 "DO UPDATE SET available = mod(room_type_days.available + 1, 10)",
                 (day, i % 9 + 1, hotel))
-            committed = time.monotonic()
-            while time.monotonic() - committed < 30:
-                data = get({"cursor": state["cursor"], "limit": 1000})
-                state["cursor"] = data["next_cursor"]
-                if any(c["hotel_code"] == hotel and c["from_date"] == day.isoformat()
-                       for c in data["changes"]):
-                    return "ok"
-                if not data["has_more"]:
-                    time.sleep(0.01)
-            return "timeout"
+            return poll_until_served(
+                get, state, lambda c: c["hotel_code"] == hotel
+                and c["from_date"] == day.isoformat(), 1000, "changes")
         return op
     return open_op
 

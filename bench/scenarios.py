@@ -28,6 +28,8 @@ Targets (the issue's) are checked when the scenarios they name were run.
 
 from __future__ import annotations
 
+import time
+
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Callable, Optional
@@ -179,6 +181,9 @@ TARGETS = (
     at_most("ari-dry-run", "p50_ms", 300, "ms"),
     at_most("changes-page", "p50_ms", 15, "ms"),
     at_most("changes-latency", "p99_ms", 1000, "ms"),
+    at_most("events-latency", "p99_ms", 1000, "ms"),
+    # Writing a booking's events costs at most 10% of a booking.
+    ratio("book", "p50_ms", "book-events-off", 1.10, at_least=False),
 )
 
 
@@ -208,3 +213,19 @@ def ping_signed(ctx: Context):
 def healthz(ctx: Context):
     request = Request("GET", "/healthz")
     return lambda i: request
+
+
+def poll_until_served(get, state: dict, served, page_size: int, items: str,
+                      within: float = 30.0) -> str:
+    """Poll a cursor-paged log (`get(query)` -> the answer's data) from `state["cursor"]` every
+    10 ms until an entry for which `served(entry)` is true comes: "ok", or "timeout" after
+    `within` seconds. The cursor moves on in `state`."""
+    committed = time.monotonic()
+    while time.monotonic() - committed < within:
+        data = get({"cursor": state["cursor"], "limit": page_size})
+        state["cursor"] = data["next_cursor"]
+        if any(served(entry) for entry in data[items]):
+            return "ok"
+        if not data["has_more"]:
+            time.sleep(0.01)
+    return "timeout"

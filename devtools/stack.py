@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCAL = ROOT / ".local"
 DEMO_CATALOG = ROOT / "docs" / "demo-catalog.json"
 DEMO_PARTNER = "acme"
+DEMO_CHANNEL = "lisboa-cm"  # receives LIS1's bookings (docs/demo-catalog.json)
 
 
 def _die_with_parent() -> None:
@@ -177,12 +178,12 @@ def prepare_demo(port: str) -> None:
     vault = SigningVault(settings.secret_key)
 
     @announces(KEY_STATE_CHANGED)
-    def fresh_key(conn, name: str, preset: str):
+    def fresh_key(conn, name: str, preset: str, partner: str = DEMO_PARTNER, **options):
         # Secrets cannot be shown twice, so each start revokes the previous demo key and issues
         # a new one.
-        queries().operator.revoke_keys_named(conn, partner_code=DEMO_PARTNER, name=name)
-        return issue_key(conn, vault, partner_code=DEMO_PARTNER, name=name,
-                         environment="sandbox", preset=preset)
+        queries().operator.revoke_keys_named(conn, partner_code=partner, name=name)
+        return issue_key(conn, vault, partner_code=partner, name=name,
+                         environment="sandbox", preset=preset, **options)
 
     written = db.run(seed_demo_ari, datetime.now(timezone.utc))
     print(f"demo ARI for the next {DEFAULT_DAYS} days: {written['room_type_days']} room-type and "
@@ -191,10 +192,16 @@ def prepare_demo(port: str) -> None:
     for name, preset in (("demo-pull", "pull"), ("demo-push", "push")):
         issued[name] = db.run(fresh_key, name, preset)
         print(f"{name} key (shown once): {json.dumps(issued[name].public())}")
+    # The hotel's channel manager: its mapping of LIS1 receives the hotel's bookings as
+    # hotel_booking.* events (docs/partners.md 8.1); unsigned, so that curl reads them plainly.
+    issued["demo-channel"] = db.run(fresh_key, "demo-channel", "push", DEMO_CHANNEL, signed=False)
+    print(f"demo-channel key of {DEMO_CHANNEL} (shown once): "
+          f"{json.dumps(issued['demo-channel'].public())}")
     db.close()
     push = issued["demo-push"]
     script = walkthrough(f"http://127.0.0.1:{port}", issued["demo-pull"].token, push.key_id,
-                         push.token.partition(".")[2], *next_week_stay(datetime.now(timezone.utc)))
+                         push.token.partition(".")[2], *next_week_stay(datetime.now(timezone.utc)),
+                         channel_token=issued["demo-channel"].token)
     path = LOCAL / "walkthrough.sh"
     path.touch(mode=0o600)
     path.chmod(0o600)  # it holds the demo keys' secrets

@@ -1,5 +1,6 @@
 """The walk-through `make run` prints: the afternoon's whole flow (ping, search, quote, book,
-cancel, a signed ARI push and its batch) as shell commands with this sandbox's tokens filled in.
+cancel, the booking arriving at the hotel's channel manager as events, a signed ARI push and its
+batch) as shell commands with this sandbox's tokens filled in.
 It needs bash, curl (7.76 or later, for --fail-with-body), openssl and python3, and works as
 printed: tests/operator/test_walkthrough.py runs it against a live service."""
 
@@ -28,6 +29,7 @@ API={api}
 PULL={pull}
 PUSH_KEY_ID={push_key_id}
 PUSH_SECRET={push_secret}
+CHANNEL={channel}
 JSON='Content-Type: application/json'
 STAY={stay}
 # field NAME: one field of the answer's data, read from stdin
@@ -64,7 +66,16 @@ curl -sS --fail-with-body -X POST "$ORIGIN$API/bookings" -H "$PULL" -H "$JSON" -
 # 5. Cancel it (the answer says the penalty).
 curl -sS --fail-with-body -X POST "$ORIGIN$API/bookings/$REF/cancel" -H "$PULL" -H "$JSON" -d '{{}}'; echo
 
-# 6. Push ARI with the signed key: HMAC-SHA256 of
+# 6. The hotel's channel manager receives the booking and its cancellation as events, in its
+#    own codes (GET /events; within about a second of each commit).
+for attempt in $(seq 1 30); do
+  EVENTS=$(curl -sS --fail-with-body -H "$CHANNEL" \
+    "$ORIGIN$API/events?types=hotel_booking.confirmed,hotel_booking.cancelled")
+  case $EVENTS in *hotel_booking.cancelled*) break ;; *) sleep 1 ;; esac
+done
+echo "$EVENTS"
+
+# 7. Push ARI with the signed key: HMAC-SHA256 of
 #    METHOD \n path?query \n timestamp \n nonce \n hex(sha256(body)), keyed with the secret.
 # signed METHOD PATH [BODY]
 signed() {{
@@ -82,7 +93,7 @@ ARI={ari}
 ACCEPTED=$(signed PUT /ari "$ARI"); echo "$ACCEPTED"
 BATCH_ID=$(printf '%s' "$ACCEPTED" | field batch_id)
 
-# 7. The batch is applied in the background: read its outcome until it is final.
+# 8. The batch is applied in the background: read its outcome until it is final.
 for attempt in $(seq 1 60); do
   BATCH=$(signed GET "/ari/batches/$BATCH_ID")
   case $(printf '%s' "$BATCH" | field status) in queued|processing) sleep 1 ;; *) break ;; esac
@@ -92,7 +103,9 @@ echo "$BATCH"
 
 
 def walkthrough(origin: str, pull_token: str, push_key_id: str, push_secret: str,
-                check_in: date, check_out: date) -> str:
+                check_in: date, check_out: date, *, channel_token: str) -> str:
+    """`channel_token`: a key of the partner receiving HOTEL's bookings, holding
+    reservation.write."""
     stay = (f'"check_in": "{check_in.isoformat()}", "check_out": "{check_out.isoformat()}", '
             '"rooms": 1, "occupancy": [{"adults": 2}]')
     ari = json.dumps({"hotel_code": HOTEL, "items": [
@@ -102,5 +115,6 @@ def walkthrough(origin: str, pull_token: str, push_key_id: str, push_secret: str
         origin=shlex.quote(origin), api=shlex.quote(API_PREFIX),
         pull=shlex.quote(f"Authorization: Bearer {pull_token}"),
         push_key_id=shlex.quote(push_key_id), push_secret=shlex.quote(push_secret),
+        channel=shlex.quote(f"Authorization: Bearer {channel_token}"),
         stay=shlex.quote(stay), ari=shlex.quote(ari),
         hotel=HOTEL, room_type=ROOM_TYPE, rate_plan=RATE_PLAN)

@@ -10,10 +10,10 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from connectivity.mapping.schemas import CancellationPolicySchema
 from connectivity.pricing.sellability import REASONS
-from connectivity.web.fields import CountryCode, CurrencyCode, Day, Money, PartnerCode
+from connectivity.web.fields import (CountryCode, CurrencyCode, Day, Money, PageCursor,
+                                     PageLimit, PartnerCode)
 from connectivity.web.validators import ADULTS, BOARD_TYPES, CHILD_AGE, CHILDREN, ROOMS
 from connectivity.availability.changes import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
-from connectivity.availability.feed_cursor import MAX_CURSOR_LENGTH
 
 # The specification bounds neither; a serious API does. A stay longer than a year is not a
 # hotel stay, and min_stay/max_stay themselves stop at 365.
@@ -160,12 +160,9 @@ CHANGE_KINDS = ("availability", "rate", "restrictions", "distribution", "content
 
 
 class ChangesQuerySchema(Schema):
-    cursor = fields.String(validate=validate.Length(min=1, max=MAX_CURSOR_LENGTH), metadata={
-        "description": "opaque, as `next_cursor` gave it to this key; absent: answer the "
-                       "current position and no change"})
-    limit = fields.Integer(load_default=DEFAULT_PAGE_SIZE,
-                           validate=validate.Range(1, MAX_PAGE_SIZE), metadata={
-                               "description": "most changes in the page"})
+    cursor = PageCursor("opaque, as `next_cursor` gave it to this key; absent: answer the "
+                        "current position and no change")
+    limit = PageLimit(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, "changes")
 
 
 class ChangeSchema(Schema):

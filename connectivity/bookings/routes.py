@@ -6,9 +6,11 @@ from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
 from connectivity.web.envelope import enveloped
 from connectivity.web.services import services
 from connectivity.bookings.create import create_booking as book
+from connectivity.bookings.listing import list_bookings as listing
 from connectivity.bookings.manage import cancel_booking as cancel, read_booking
 from connectivity.bookings.quote import quote as price_quote
-from connectivity.bookings.schemas import (BookingDataSchema, BookingRequestSchema,
+from connectivity.bookings.schemas import (BookingDataSchema, BookingListQuerySchema,
+                                           BookingListSchema, BookingRequestSchema,
                                            BookingResultSchema, CancelRequestSchema,
                                            CancelResultSchema, QuoteRequestSchema,
                                            QuoteResultSchema)
@@ -77,6 +79,26 @@ def create_booking(request):
     payload, status = book(services().db, services().quote_tokens, current_caller(), request,
                            utc_now())
     return payload, status
+
+
+@blp.route("/bookings", methods=["GET"])
+@blp.arguments(BookingListQuerySchema, location="query")
+@blp.response(200, enveloped(BookingListSchema))
+@error_responses(blp, *GUARDED, 422)
+@requires("booking.read")
+def list_bookings(query):
+    """The caller's bookings, oldest first, filtered and in pages (scope booking.read)
+
+    The caller's pull bookings in the key's environment, oldest `created_at` first, each as GET
+    /bookings/{reference} answers it. Filters, all optional: `hotel_code` (a code not mapped for
+    the caller gives an empty list, not 404; a paused hotel's bookings are listed), `status`
+    (`confirmed` or `cancelled`), `created_from` / `created_to` (ISO 8601 timestamps with an
+    offset, inclusive), `check_in_from` / `check_in_to` (dates, inclusive). `limit` 1-200
+    (default 50). `next_cursor` is null exactly when `has_more` is false; send it back with the
+    same filters for the next page: a cursor is only valid with the filters it was issued for,
+    and one that is not (or is malformed) is 422 `validation_failed` naming `cursor`. A listing,
+    not a feed: to learn of new bookings and cancellations as they happen, read GET /events."""
+    return listing(services().db, services().booking_cursors, current_caller(), query)
 
 
 @blp.route("/bookings/<reference:reference>", methods=["GET"])

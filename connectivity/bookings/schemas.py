@@ -19,6 +19,8 @@ from connectivity.web.fields import (
     EmailAddress,
     Flag,
     Money,
+    PageCursor,
+    PageLimit,
     PartnerCode,
     Reference,
     Text,
@@ -183,3 +185,33 @@ class CancelResultSchema(Schema):
     currency = fields.String(required=True)
     idempotent_replay = fields.Boolean(required=True, metadata={
         "description": "true when the booking was already cancelled: the recorded result"})
+
+
+# GET /bookings (contract 12.1) --------------------------------------------------------------
+
+DEFAULT_LIST_SIZE = 50
+MAX_LIST_SIZE = 200
+
+
+class BookingListQuerySchema(Schema):
+    hotel_code = PartnerCode(metadata={
+        "description": "only this hotel's bookings; a code not mapped for the caller gives an "
+                       "empty list"})
+    status = fields.String(validate=validate.OneOf(["confirmed", "cancelled"]))
+    created_from = fields.AwareDateTime(metadata={
+        "description": "ISO 8601 with offset; inclusive"})
+    created_to = fields.AwareDateTime(metadata={
+        "description": "ISO 8601 with offset; inclusive"})
+    check_in_from = Day(metadata={"description": "inclusive"})
+    check_in_to = Day(metadata={"description": "inclusive"})
+    cursor = PageCursor("opaque, as `next_cursor` gave it, with the same filters it was issued "
+                        "for (otherwise 422 naming `cursor`)")
+    limit = PageLimit(DEFAULT_LIST_SIZE, MAX_LIST_SIZE, "bookings")
+
+
+class BookingListSchema(Schema):
+    bookings = fields.List(fields.Nested(BookingSchema), required=True, metadata={
+        "description": "oldest `created_at` first"})
+    next_cursor = fields.String(required=True, allow_none=True, metadata={
+        "description": "null exactly when `has_more` is false"})
+    has_more = fields.Boolean(required=True)

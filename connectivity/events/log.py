@@ -12,6 +12,7 @@ This is the log's public interface: names here stay; extend rather than rename."
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -73,9 +74,11 @@ def record(conn, *, property_id: int, partner_id: int, environment: str, type: s
     Citus). `data` must be JSON as the partner reads it. The event's id."""
     if type not in EVENT_SCOPES:
         raise ValueError(f"{type!r} is not an event type")
-    return queries().events.record_event(
+    event_id = f"evt_{uuid.uuid4().hex}"  # random: no sequence shared between the shards
+    queries().events.record_event(
         conn, property_id=property_id, partner_id=partner_id, environment=environment,
-        type=type, data=json.dumps(data, separators=(",", ":")))["event_id"]
+        event_id=event_id, type=type, data=json.dumps(data, separators=(",", ":")))
+    return event_id
 
 
 def oldest(conn) -> Positions:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from connectivity.events.log import EVENT_SCOPES, EVENT_TYPES
-from connectivity.logtail.cursor import MAX_CURSOR_LENGTH
+from connectivity.web.fields import PageCursor, PageLimit
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 500
@@ -33,12 +33,9 @@ class EventTypeList(fields.Field):
 
 
 class EventsQuerySchema(Schema):
-    cursor = fields.String(validate=validate.Length(min=1, max=MAX_CURSOR_LENGTH), metadata={
-        "description": "opaque, as `next_cursor` gave it to this key (a position: valid with "
-                       "any `types`); absent: from the oldest event kept"})
-    limit = fields.Integer(load_default=DEFAULT_PAGE_SIZE,
-                           validate=validate.Range(1, MAX_PAGE_SIZE), metadata={
-                               "description": "most events in the page"})
+    cursor = PageCursor("opaque, as `next_cursor` gave it to this key (a position: valid with "
+                        "any `types`); absent: from the oldest event kept")
+    limit = PageLimit(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, "events")
     types = EventTypeList(metadata={
         "description": "only these types, comma-separated; each must be one the key may see. "
                        f"Absent: every type the key may see. Types and their scopes: "

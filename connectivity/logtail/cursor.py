@@ -25,8 +25,8 @@ from itsdangerous import BadData, Signer
 
 from connectivity.logtail.positions import Position, Positions
 from connectivity.logtail.tail import CursorExpired
+from connectivity.web.fields import MAX_CURSOR_LENGTH  # noqa: F401 - the cursors' bound
 
-MAX_CURSOR_LENGTH = 200  # the contract's
 ENVIRONMENTS = ("sandbox", "production")  # stored as its index
 
 

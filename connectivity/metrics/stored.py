@@ -19,6 +19,7 @@ from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
 from connectivity.ari.queue import BatchQueue
+from connectivity.events.log import EVENT_TYPES
 from connectivity.metrics.webhooks import read_webhook_state, webhook_metrics
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
@@ -114,6 +115,13 @@ class StoredStateCollector(Collector):
             "pcs_reconciliation_items_open",
             "Reconciliation items of pushed reservations not yet resolved "
             "(`flask --app app reconciliation list`).", value=open_items)
+        written = GaugeMetricFamily(
+            "pcs_events_written_recent",
+            f"Events written to the event log in the last {RECENT_WINDOW_SECONDS:.0f} s, by "
+            "type (GET /events, webhooks).", labels=["type"])
+        for event_type in EVENT_TYPES:
+            written.add_metric([event_type], state["events"].get(event_type, 0))
+        yield written
         yield from webhook_metrics(state["webhooks"], RECENT_WINDOW_SECONDS)
 
 
@@ -160,6 +168,8 @@ def read_stored_state(conn) -> dict:
         "accepted": q.recently_accepted_batches(
             conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT),
         "open_items": q.open_reconciliation_items(conn),
+        "events": {row["type"]: row["events"] for row in q.recently_written_events(
+            conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT)},
         "webhooks": read_webhook_state(conn, RECENT_WINDOW_SECONDS),
     }
 

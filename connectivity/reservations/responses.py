@@ -117,3 +117,33 @@ class ReservationCancelResultSchema(DeliveryResultSchema):
     penalty = fields.Nested(ReservationPenaltySchema, required=True)
     orphan = fields.Boolean(required=True, metadata={
         "description": "true when the reservation had not been received"})
+
+
+# GET /reservations/{reference} (contract 12.1) ----------------------------------------------
+
+class RecordedReservationSchema(ReservationSchema):
+    orphan = fields.Boolean(required=True, metadata={
+        "description": "true when a cancellation arrived before the reservation itself"})
+
+
+class ReservationVersionSchema(Schema):
+    version = fields.Integer(required=True, metadata={
+        "description": "from 1: the first delivery, each modify and the cancel add one "
+                       "(a redelivery is not one)"})
+    status = fields.String(required=True, metadata={"enum": list(STATUSES)})
+    received_at = fields.DateTime(required=True)
+    ack_id = fields.String(required=True)
+
+
+class RecordedItemSchema(ReconciliationItemSchema):
+    created_at = fields.DateTime(required=True)
+    resolved_at = fields.DateTime(required=True, allow_none=True, metadata={
+        "description": "when the operator resolved it; null while open"})
+
+
+class ReservationRecordSchema(Schema):
+    reservation = fields.Nested(RecordedReservationSchema, required=True)
+    versions = fields.List(fields.Nested(ReservationVersionSchema), required=True, metadata={
+        "description": "oldest first"})
+    reconciliation = fields.List(fields.Nested(RecordedItemSchema), required=True, metadata={
+        "description": "every item raised by this reservation's deliveries, oldest first"})

@@ -12,8 +12,10 @@ from connectivity.web.clock import utc_now
 from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
 from connectivity.web.envelope import enveloped
 from connectivity.web.services import services
+from connectivity.reservations.record import read_reservation
 from connectivity.reservations.responses import (DeliveryResultSchema,
-                                                 ReservationCancelResultSchema)
+                                                 ReservationCancelResultSchema,
+                                                 ReservationRecordSchema)
 from connectivity.reservations.schemas import (ModifyRequestSchema,
                                                ReservationCancelRequestSchema,
                                                ReservationRequestSchema)
@@ -80,6 +82,25 @@ def push_reservation(reservation):
     result = push_use_case(services().db, current_caller(), reservation, _payload(),
                            g.request_id)
     return result, 200 if result["idempotent_replay"] else 201
+
+
+@blp.route("/reservations/<reference:reference>", methods=["GET"])
+@_documented
+@blp.response(200, enveloped(ReservationRecordSchema))
+@error_responses(blp, *GUARDED, 404)
+@requires("reservation.write", "reservation.cancel", any_of=True)
+def get_reservation(reference):
+    """A pushed reservation with its versions (scope reservation.write or reservation.cancel)
+
+    The caller's reservation of `reference` in the key's environment, as the delivery answers
+    show it, with `orphan` (true when a cancellation arrived before the reservation itself; it
+    then shows `status: "cancelled"`). `versions`, oldest first: `version` counts from 1, and the
+    first delivery, each modify and the cancel each add one (a redelivery does not), with the
+    `status` it made and its acknowledgement. `reconciliation`: every item its deliveries raised,
+    with `created_at` and `resolved_at` (null while open). Unknown or another partner's
+    reference: 404 `not_found`.
+    """
+    return read_reservation(services().db, current_caller(), reference)
 
 
 @blp.route("/reservations/<reference:reference>/cancel", methods=["POST"])

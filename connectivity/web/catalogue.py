@@ -83,7 +83,8 @@ CATALOGUE: tuple[ErrorCode, ...] = (
               "confirm the penalty with the guest, then cancel expecting it",
               details="with `details.penalty_amount` and `details.currency`"),
     ErrorCode(410, "cursor_expired",
-              "the cursor is older than the changes kept, or not one this key was given",
+              "the cursor is older than what its log keeps (changes, events), or not one this key "
+              "was given",
               "start again without a cursor"),
     ErrorCode(413, "payload_too_large", f"the body is over {MAX_BODY}", "split the request",
               framework_message="the body is larger than the service accepts"),

@@ -220,3 +220,19 @@ class PartnerCodeList(fields.Field):
                                   "characters, without '/' or control characters (an empty code "
                                   "between commas is one)")
         return codes
+
+
+# Paged reads (the change feed, the event log, the bookings list): a cursor and a page size.
+MAX_CURSOR_LENGTH = 200  # the contract's, for every cursor
+
+
+def PageCursor(description: str) -> fields.String:
+    """An opaque cursor, as an answer's `next_cursor` gave it."""
+    return fields.String(validate=validate.Length(min=1, max=MAX_CURSOR_LENGTH),
+                         metadata={"description": description})
+
+
+def PageLimit(default: int, maximum: int, what: str) -> fields.Integer:
+    """A page size from 1 to `maximum`; `what` a page holds, for the description."""
+    return fields.Integer(load_default=default, validate=validate.Range(1, maximum),
+                          metadata={"description": f"most {what} in the page"})

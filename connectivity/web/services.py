@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from connectivity.auth.credentials import SigningVault
     from connectivity.auth.guards import Guards
     from connectivity.availability.feed_cursor import CursorSigner
+    from connectivity.bookings.listing import ListCursors
     from connectivity.bookings.quote_token import QuoteTokens
     from connectivity.events.cursor import EventCursors
     from connectivity.settings import Settings
@@ -38,6 +39,7 @@ class Services:
     ari_queue: BatchQueue
     feed_cursors: CursorSigner
     event_cursors: EventCursors
+    booking_cursors: ListCursors
     quote_tokens: QuoteTokens
     # Seals the webhook endpoints' secrets (webhooks/), as the keys' signing secrets are sealed.
     vault: SigningVault

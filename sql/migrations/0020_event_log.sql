@@ -55,3 +55,9 @@ CREATE TABLE event_log_pruned (
     through_xid  xid8 NOT NULL,
     pruned_at    timestamptz NOT NULL DEFAULT now()
 );
+
+-- GET /bookings (contract 12.1): a partner's bookings of an environment, oldest created first.
+-- Locks: bookings, SHARE while the index builds (writes wait; on a large table build it
+-- beforehand with CREATE INDEX CONCURRENTLY under this name, and this statement is skipped).
+CREATE INDEX IF NOT EXISTS bookings_listing_idx
+    ON bookings (partner_id, environment, created_at, id);

@@ -11,9 +11,7 @@ transaction ids: the feed's positions and horizons per origin are under test too
 from __future__ import annotations
 
 import random
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 
@@ -21,7 +19,7 @@ from tests.support.envelope import assert_envelope_success
 
 from tests.support.ari_days import set_room_days, stay_dates
 from tests.availability.conftest import API, START
-from tests.support.feed import settle
+from tests.support.feed import OutOfOrderWriters, poll_while_writing, settle
 
 WRITERS = 36
 AT_ONCE = 12
@@ -48,12 +46,10 @@ def test_every_committed_change_is_seen_whatever_the_commit_order(client, db, is
     # Each writer changes one night of one hotel: the change is known by (hotel code, night).
     plans = [((HOTELS[i % 2], date), rng.uniform(0, 0.6), rng.random() < 0.15,
               rng.uniform(0, 0.3)) for i, date in enumerate(dates)]
-    started, committing, committed, rolled_back, order = {}, {}, set(), set(), []
-    lock = threading.Lock()
+    writers = OutOfOrderWriters()
 
     def write(plan):
         ((hotel, room, code), night), hold, roll_back, stagger = plan
-        date = (code, night.isoformat())
         time.sleep(stagger)
         with psycopg.connect(services.database_url) as conn:
             # The property by its id: a router query on Citus, as every writer of the service
@@ -61,22 +57,9 @@ def test_every_committed_change_is_seen_whatever_the_commit_order(client, db, is
             conn.execute("UPDATE room_type_days SET available = available - 1 "
                          "WHERE property_id = %s AND room_type_id = %s AND date = %s",
                          (*ids[hotel], night))
-            with lock:
-                started[date] = len(started)
-            time.sleep(hold)  # the transaction stays open, its change invisible
-            with lock:
-                committing[date] = time.monotonic()
-            if roll_back:
-                conn.rollback()
-                rolled_back.add(date)
-            else:
-                conn.commit()
-                with lock:
-                    committed.add(date)
-                    order.append(date)
+            writers.hold_then_end(conn, (code, night.isoformat()), True, hold, roll_back)
 
     first_seen: dict[tuple[str, str], float] = {}
-    done = threading.Event()
 
     def poll_once(position: str) -> str:
         while True:
@@ -91,23 +74,8 @@ def test_every_committed_change_is_seen_whatever_the_commit_order(client, db, is
             if not data["has_more"]:
                 return position
 
-    def poller():
-        nonlocal cursor
-        while not done.is_set():
-            cursor = poll_once(cursor)
-            time.sleep(0.005)
-
-    watcher = threading.Thread(target=poller)
-    watcher.start()
-    try:
-        with ThreadPoolExecutor(AT_ONCE) as pool:
-            list(pool.map(write, plans))
-    finally:
-        done.set()
-        watcher.join(timeout=120)
-    assert not watcher.is_alive()
-    settle(db)
-    cursor = poll_once(cursor)
+    poll_while_writing(db, cursor, poll_once, write, plans, AT_ONCE)
+    committed, committing, rolled_back = writers.committed, writers.committing, writers.rolled_back
 
     committed_dates = set(committed)
     assert set(first_seen) == committed_dates, (
@@ -124,4 +92,4 @@ def test_every_committed_change_is_seen_whatever_the_commit_order(client, db, is
     # On Citus (workers: origins above 0), the two hotels were written on two workers.
     assert origins["n"] == (2 if nodes["n"] >= 2 else 1), origins
     # The writers did commit in another order than they started.
-    assert [started[d] for d in order] != sorted(started[d] for d in order)
+    assert writers.committed_out_of_order()

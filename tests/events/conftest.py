@@ -14,9 +14,10 @@ from tests.support.feed import settle
 API = "/api/connectivity/v1"
 
 # globex maps LIS1's DBL and BAR only (NRF and SGL have no globex code) and receives its bookings.
-GLOBEX_RECEIVER = json.dumps({"partners": [{"code": "globex", "name": "Globex Channel", "mappings": [
-    {"property": "LIS1", "hotel_code": "GLX-LIS", "active": True, "receives_bookings": True,
-     "room_types": {"DBL": "GLX-DBL"}, "rate_plans": {"BAR": "GLX-BAR"}}]}]})
+GLOBEX_RECEIVER = json.dumps({"partners": [{
+    "code": "globex", "name": "Globex Channel", "mappings": [
+        {"property": "LIS1", "hotel_code": "GLX-LIS", "active": True, "receives_bookings": True,
+         "room_types": {"DBL": "GLX-DBL"}, "rate_plans": {"BAR": "GLX-BAR"}}]}]})
 
 
 @pytest.fixture

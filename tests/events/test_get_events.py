@@ -4,6 +4,8 @@ events of ARI batches, reconciliation and distribution."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from connectivity.events.retention import prune_events
@@ -115,8 +117,9 @@ def test_a_foreign_or_pruned_cursor_is_410(client, db, issue, catalog):
     start = assert_envelope_success(client.get(f"{API}/events", headers=reader))["next_cursor"]
     db.run(set_distribution, "acme", "LIS1", False)
     settle(db)
-    with db.connection() as conn:  # the event is older than any retention
-        conn.execute("UPDATE event_log SET created_at = created_at - interval '31 days'")
+    with db.connection() as conn:  # the event is older than any retention (a constant: Citus)
+        conn.execute("UPDATE event_log SET created_at = %s",
+                     (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=31),))
     assert prune_events(db, 30) == 1
     assert_envelope_failure(client.get(f"{API}/events?cursor={start}", headers=reader), 410,
                           "cursor_expired")

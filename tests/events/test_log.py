@@ -13,7 +13,8 @@ from tests.support.feed import settle
 def _property_and_partner(conn):
     row = conn.execute("SELECT p.id AS property_id, pp.partner_id FROM properties p "
                        "JOIN partner_properties pp ON pp.property_id = p.id "
-                       "WHERE p.code = 'LIS1'").fetchone()
+                       "JOIN partners pa ON pa.id = pp.partner_id "
+                       "WHERE p.code = 'LIS1' AND pa.code = 'acme'").fetchone()
     return row["property_id"], row["partner_id"]
 
 

@@ -8,9 +8,7 @@ under test too."""
 from __future__ import annotations
 
 import random
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 from psycopg.rows import dict_row
@@ -18,7 +16,7 @@ from psycopg.rows import dict_row
 from connectivity.events import log
 from tests.events.conftest import API
 from tests.support.envelope import assert_envelope_success
-from tests.support.feed import settle
+from tests.support.feed import OutOfOrderWriters, poll_while_writing, settle
 
 WRITERS = 36
 AT_ONCE = 12
@@ -29,17 +27,18 @@ def test_every_committed_event_is_read_whatever_the_commit_order(client, db, iss
     with db.connection() as conn:
         hotels = conn.execute(
             "SELECT pp.property_id, pp.partner_id, pp.hotel_code FROM partner_properties pp "
+            "JOIN partners pa ON pa.id = pp.partner_id WHERE pa.code = 'acme' "
             "ORDER BY pp.hotel_code").fetchall()
     assert len(hotels) == 2
-    reader = {"Authorization": f"Bearer {issue('none', extra_scopes=('content.read',), rate_limit=100_000).token}"}
+    key = issue("none", extra_scopes=("content.read",), rate_limit=100_000)
+    reader = {"Authorization": f"Bearer {key.token}"}
     settle(db)
     cursor = assert_envelope_success(client.get(f"{API}/events?start=latest",
                                                 headers=reader))["next_cursor"]
     rng = random.Random(2412)
     plans = [(i, hotels[i % 2], rng.uniform(0, 0.6), rng.random() < 0.15, rng.uniform(0, 0.3))
              for i in range(WRITERS)]
-    started, committing, committed, rolled_back, order = {}, {}, {}, set(), []
-    lock = threading.Lock()
+    writers = OutOfOrderWriters()
 
     def write(plan):
         number, hotel, hold, roll_back, stagger = plan
@@ -49,22 +48,9 @@ def test_every_committed_event_is_read_whatever_the_commit_order(client, db, iss
                                   partner_id=hotel["partner_id"], environment="sandbox",
                                   type="mapping.paused",
                                   data={"hotel_code": f"{hotel['hotel_code']}#{number}"})
-            with lock:
-                started[number] = len(started)
-            time.sleep(hold)  # the transaction stays open, its event invisible
-            with lock:
-                committing[number] = time.monotonic()
-            if roll_back:
-                conn.rollback()
-                rolled_back.add(number)
-            else:
-                conn.commit()
-                with lock:
-                    committed[number] = event_id
-                    order.append(number)
+            writers.hold_then_end(conn, number, event_id, hold, roll_back)
 
     seen: dict[int, tuple[float, str]] = {}
-    done = threading.Event()
 
     def poll_once(position: str) -> str:
         while True:
@@ -79,33 +65,16 @@ def test_every_committed_event_is_read_whatever_the_commit_order(client, db, iss
             if not data["has_more"]:
                 return position
 
-    def poller():
-        nonlocal cursor
-        while not done.is_set():
-            cursor = poll_once(cursor)
-            time.sleep(0.005)
-
-    watcher = threading.Thread(target=poller)
-    watcher.start()
-    try:
-        with ThreadPoolExecutor(AT_ONCE) as pool:
-            list(pool.map(write, plans))
-    finally:
-        done.set()
-        watcher.join(timeout=120)
-    assert not watcher.is_alive()
-    settle(db)
-    cursor = poll_once(cursor)
-
+    poll_while_writing(db, cursor, poll_once, write, plans, AT_ONCE)
+    committed = writers.committed
     assert set(seen) == set(committed), (
         f"missed: {sorted(set(committed) - set(seen))}, "
         f"rolled back yet seen: {sorted(set(seen) - set(committed))}")
     for number, event_id in committed.items():
-        assert seen[number][0] >= committing[number], number
+        assert seen[number][0] >= writers.committing[number], number
         assert seen[number][1] == event_id
-    assert rolled_back and len(committed) > WRITERS // 2
-    # The writers did commit in another order than they started.
-    assert [started[n] for n in order] != sorted(started[n] for n in order)
+    assert writers.rolled_back and len(committed) > WRITERS // 2
+    assert writers.committed_out_of_order()
     with db.connection() as conn:
         origins = conn.execute("SELECT count(DISTINCT origin) AS n FROM event_log").fetchone()
         nodes = conn.execute("SELECT count(*) AS n FROM change_feed_horizons() "

@@ -38,8 +38,9 @@ def test_the_printed_walkthrough_runs_as_printed(db, catalog, issue, live_origin
     now = dt.datetime.now(dt.timezone.utc)
     db.run(seed_demo_ari, now)
     pull, push = issue("pull"), issue("push")
+    channel = issue("push", partner="lisboa-cm", signed=False)
     script = walkthrough(live_origin, pull.token, push.key_id, push.token.partition(".")[2],
-                         *next_week_stay(now))
+                         *next_week_stay(now), channel_token=channel.token)
     path = tmp_path / "walkthrough.sh"
     path.write_text(script)
     # python3 is this interpreter; -e: any failed request (curl --fail-with-body) fails the run.
@@ -47,8 +48,15 @@ def test_the_printed_walkthrough_runs_as_printed(db, catalog, issue, live_origin
     done = subprocess.run(["bash", "-e", str(path)], capture_output=True, text=True, env=env,
                           timeout=180)
     assert done.returncode == 0, (done.stdout, done.stderr)
-    ping, search, quote, booking, cancel, accepted, batch = answers(done.stdout)
-    assert all(a["success"] for a in (ping, search, quote, booking, cancel, accepted, batch))
+    ping, search, quote, booking, cancel, events, accepted, batch = answers(done.stdout)
+    assert all(a["success"] for a in (ping, search, quote, booking, cancel, events, accepted,
+                                      batch))
+    # The booking reached the hotel's channel manager, in its codes, then its cancellation.
+    arrived = [(e["type"], e["data"]["booking"]["confirmation_number"],
+                e["data"]["booking"]["hotel_code"]) for e in events["data"]["events"]]
+    number = booking["data"]["booking"]["confirmation_number"]
+    assert arrived == [("hotel_booking.confirmed", number, "CM-LIS"),
+                       ("hotel_booking.cancelled", number, "CM-LIS")]
     assert [h["available"] for h in search["data"]["hotels"]] == [True, True]
     assert booking["data"]["booking"]["status"] == "confirmed"
     assert booking["data"]["booking"]["total_amount"] == quote["data"]["total_amount"]

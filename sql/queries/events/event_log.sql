@@ -2,12 +2,11 @@
 -- environment, read as every gapless log is (connectivity/logtail/tail.py): positions (xid, id)
 -- per origin, below each origin's horizon.
 
--- name: record_event(property_id, partner_id, environment, type, data)^
+-- name: record_event(property_id, partner_id, environment, event_id, type, data)!
 -- One event, in the caller's transaction, beside its cause: VALUES routed to the property's
--- shard under Citus (one phase). Its id.
-INSERT INTO event_log (property_id, partner_id, environment, type, data)
-VALUES (:property_id, :partner_id, :environment, :type, :data::jsonb)
-RETURNING event_id;
+-- shard under Citus (one phase).
+INSERT INTO event_log (property_id, partner_id, environment, event_id, type, data)
+VALUES (:property_id, :partner_id, :environment, :event_id, :type, :data::jsonb);
 
 -- name: event_page(partner_id, environment, types, after_xids, after_ids, horizons, low_xid, high_xid, page_size)
 -- Up to page_size + 1 of the partner's events of the given types after their origin's position

@@ -48,3 +48,12 @@ SELECT count(*) AS batches, coalesce(sum(item_count), 0)::bigint AS items
 -- name: open_reconciliation_items()$
 -- Through reconciliation_items_open_idx (partial on resolved_at IS NULL).
 SELECT count(*) FROM reconciliation_items WHERE resolved_at IS NULL;
+
+-- name: recently_written_events(window_seconds, scan_limit)
+-- Events written in the last :window_seconds, by type, at most the last :scan_limit written
+-- (event_log_created_at_idx).
+SELECT type, count(*) AS events
+  FROM (SELECT type FROM event_log
+         WHERE created_at >= clock_timestamp() - make_interval(secs => :window_seconds)
+         ORDER BY created_at DESC LIMIT :scan_limit) AS recent
+ GROUP BY type;

@@ -1,7 +1,7 @@
 """Single-property paths touch one shard: a booking, a pushed reservation and an ARI apply write
-one shard of each of their tables (router statements), and use two-phase commit only when a claim,
-distributed by partner, lives on another worker than their rows, distributed by property
-(docs/operations.md 6.4). Observed from what the coordinator sends to the workers
+one shard of each of their tables (router statements), their events included, and use
+two-phase commit only when a claim, distributed by partner, lives on another worker than their
+rows, distributed by property (docs/operations.md 6.4). Observed from what the coordinator sends to the workers
 (citus.log_remote_commands), through the real request path."""
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ def test_a_booking_writes_one_shard_and_two_phase_commits_only_across_workers(
         assert len(sent.shards("bookings")) == 1, sent.sent
         assert len(sent.shards("room_type_days")) == 1, sent.sent
         assert len(sent.shards("booking_claims")) == 1, sent.sent
+        # Its events (booking.confirmed, and hotel_booking.confirmed for LIS1's receiver in the
+        # demo catalogue) beside the booking: the same shard, no phase more.
+        events, nodes = written(sent, "event_log")
+        assert len(events) == 1 and nodes == written(sent, "bookings")[1], sent.sent
         if claims_node[partner] == rows_node:
             assert sent.prepared_on() == set(), (partner, sent.sent)
         else:
@@ -117,7 +121,7 @@ def test_an_ari_apply_writes_one_shard_on_one_worker(citus, settings, services, 
     rows_node, _ = partners
     sent, batch = apply_one_batch(citus, settings, services, issue)
     for table in ("ari_batches", "property_counters", "room_type_days", "rate_plan_days",
-                  "ari_staged_values"):
+                  "ari_staged_values", "event_log"):
         shards, nodes = written(sent, table)
         assert len(shards) == 1 and nodes == {rows_node}, (table, shards, nodes, sent.sent)
     naming = {shard for _, command in sent.sent if batch in command

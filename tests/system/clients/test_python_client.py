@@ -16,6 +16,7 @@ import pytest
 from pcs_client import ApiError, Client, ClockSkewError, InvalidRequest
 from tests.support.live_service import live_origin, worker  # noqa: F401 - fixtures
 
+from tests.support.feed import settle
 from tests.system.clients.conftest import CLIENT_SOURCE, CONTACT, GUESTS, Sleeps, next_week
 
 
@@ -211,6 +212,40 @@ def test_the_change_feed_iterator(pull, app):
     # the iterator stops once caught up.
     for change, cursor in pull.changes(limit=10):
         assert change.hotel_code in ("ACME-LIS", "ACME-OPO") and change.kinds and cursor
+
+
+def test_bookings_listed_reservations_read_and_events_followed(pull, push, db):
+    check_in, check_out = next_week()
+    quote = pull.quote("ACME-LIS", "ACME-DBL", "ACME-BAR", check_in, check_out)
+    for reference in ("LIST-1", "LIST-2"):
+        pull.book(quote, guests=GUESTS, contact=CONTACT, partner_reference=reference)
+    pull.cancel("LIST-1")
+    assert [b.partner_reference for b in pull.list_bookings()] == ["LIST-1", "LIST-2"]
+    assert [b.partner_reference for b in pull.list_bookings(status="confirmed",
+                                                            check_in_from=check_in)] == ["LIST-2"]
+    assert list(pull.list_bookings(hotel_code="NOPE")) == []
+    settle(db)  # every transaction older than the events has ended: they are all served
+    seen = list(pull.events())  # from the oldest event kept
+    assert [(e.type, e.data["booking"]["partner_reference"]) for e, _ in seen] == [
+        ("booking.confirmed", "LIST-1"), ("booking.confirmed", "LIST-2"),
+        ("booking.cancelled", "LIST-1")]
+    assert list(pull.events(seen[-1][1])) == []  # resumed after the last one: nothing new
+    assert list(pull.events(start="latest")) == []
+    push.request("POST", "/reservations", body={
+        "partner_reference": "CM-CLIENT", "hotel_code": "ACME-LIS", "status": "confirmed",
+        "check_in": check_in.isoformat(), "check_out": check_out.isoformat(),
+        "rooms": [{"room_type_code": "ACME-DBL", "rate_plan_code": "ACME-BAR", "quantity": 1,
+                   "adults": 2}],
+        "guests": [{"room_number": 1, "first_name": "Ana", "last_name": "Silva",
+                    "is_adult": True}],
+        "net_amount": "170.00", "net_currency": "EUR"})
+    record = push.get_reservation("CM-CLIENT")
+    assert (record.status, record.orphan) == ("confirmed", False)
+    assert [v.version for v in record.versions] == [1]
+    assert [i["code"] for i in record.reconciliation] == ["nightly_rates_missing"]
+    settle(db)
+    flagged = [e for e, _ in push.events(types=["reservation.flagged"])]
+    assert [e.data["code"] for e in flagged] == ["nightly_rates_missing"]
 
 
 def test_the_package_needs_nothing_but_httpx():

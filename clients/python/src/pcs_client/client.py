@@ -242,6 +242,20 @@ class Client:
         path = "/bookings/" + self._path_segment(partner_reference, REFERENCE_RE, "reference")
         return models.Booking.from_data(self.request("GET", path)["booking"])
 
+    def list_bookings(self, **filters) -> Iterator[models.Booking]:
+        """Every booking of the caller matching `filters` (hotel_code, status, created_from,
+        created_to, check_in_from, check_in_to; dates and timestamps as objects or ISO text),
+        oldest created first, following the pages (contract 12.1)."""
+        query = {name: (value.isoformat() if isinstance(value, (dt.date, dt.datetime))
+                        else value) for name, value in filters.items() if value is not None}
+        cursor = None
+        while True:
+            page = self.request("GET", "/bookings", query={**query, "cursor": cursor})
+            yield from (models.Booking.from_data(b) for b in page["bookings"])
+            if not page["has_more"]:
+                return
+            cursor = page["next_cursor"]
+
     def cancel(self, partner_reference: str, *, expected_penalty_amount=None,
                currency: Optional[str] = None, reason: Optional[str] = None
                ) -> models.CancelResult:
@@ -262,11 +276,34 @@ class Client:
         when the cursor is too old: start again without one."""
         if cursor is None:
             cursor = self.request("GET", "/availability/changes")["next_cursor"]
+        for entry, after in self._follow("/availability/changes", "changes", cursor,
+                                         {"limit": limit}, poll_seconds):
+            yield models.Change.from_data(entry), after
+
+    def events(self, cursor: Optional[str] = None, *, start: str = "oldest",
+               types: Optional[Sequence[str]] = None, limit: Optional[int] = None,
+               poll_seconds: Optional[float] = None) -> Iterator[tuple[models.Event, str]]:
+        """The partner's event log (contract 12.2): (event, cursor to resume after it), oldest
+        first. Without `cursor` it starts at the oldest event kept, or from now with
+        `start="latest"`. Stops when caught up, unless `poll_seconds` is given, then it waits
+        that long and reads on. Keep the cursor of the last event handled; an event may come
+        twice (same `event_id`). Raises ApiError `cursor_expired` (410) when the cursor is
+        too old: start again without one."""
+        query = {"limit": limit, "types": ",".join(types) if types else None}
+        if cursor is None and start == "latest":
+            cursor = self.request("GET", "/events", query={"start": "latest", **query}
+                                  )["next_cursor"]
+        for entry, after in self._follow("/events", "events", cursor, query, poll_seconds):
+            yield models.Event.from_data(entry), after
+
+    def _follow(self, path: str, items: str, cursor: Optional[str], query: dict,
+                poll_seconds: Optional[float]) -> Iterator[tuple[dict, str]]:
+        """A cursor-paged log's entries with the cursor after each page, until caught up (or
+        forever, `poll_seconds` apart)."""
         while True:
-            page = self.request("GET", "/availability/changes",
-                                query={"cursor": cursor, "limit": limit})
-            for entry in page["changes"]:
-                yield models.Change.from_data(entry), page["next_cursor"]
+            page = self.request("GET", path, query={"cursor": cursor, **query})
+            for entry in page[items]:
+                yield entry, page["next_cursor"]
             cursor = page["next_cursor"]
             if not page["has_more"]:
                 if poll_seconds is None:
@@ -283,6 +320,11 @@ class Client:
         data = self.request("PUT", "/ari/restrictions",
                             body={"hotel_code": hotel_code, "items": list(items)})
         return models.BatchAccepted(data["batch_id"], data["status"], data["item_count"])
+
+    def get_reservation(self, partner_reference: str) -> models.ReservationRecord:
+        path = "/reservations/" + self._path_segment(partner_reference, REFERENCE_RE,
+                                                      "reference")
+        return models.ReservationRecord.from_data(self.request("GET", path))
 
     def batch(self, batch_id: str) -> models.Batch:
         path = "/ari/batches/" + self._path_segment(batch_id, BATCH_ID_RE, "batch id")

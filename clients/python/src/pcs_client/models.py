@@ -268,3 +268,48 @@ class Change:
         return cls(data["hotel_code"], data.get("room_type_code"), data.get("rate_plan_code"),
                    _day(data.get("from_date")), _day(data.get("to_date")), tuple(data["kinds"]),
                    _time(data["changed_at"]))
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of the partner's log (contract 12.2). `data` as the type defines it; receivers
+    deduplicate by `event_id` (at least once)."""
+
+    event_id: str
+    type: str
+    created_at: dt.datetime
+    data: dict
+
+    @classmethod
+    def from_data(cls, data: dict) -> "Event":
+        return cls(data["event_id"], data["type"], _time(data["created_at"]), data["data"])
+
+
+@dataclass(frozen=True)
+class ReservationVersion:
+    version: int
+    status: str
+    received_at: dt.datetime
+    ack_id: str
+
+
+@dataclass(frozen=True)
+class ReservationRecord:
+    """GET /reservations/{reference} (contract 12.1): the reservation as the delivery answers
+    show it (`reservation`, with `orphan`), its versions oldest first, its reconciliation."""
+
+    partner_reference: str
+    status: str
+    orphan: bool
+    versions: tuple[ReservationVersion, ...]
+    reconciliation: tuple[dict, ...]
+    reservation: dict = field(repr=False, compare=False)
+
+    @classmethod
+    def from_data(cls, data: dict) -> "ReservationRecord":
+        reservation = data["reservation"]
+        return cls(reservation["partner_reference"], reservation["status"],
+                   reservation["orphan"],
+                   tuple(ReservationVersion(v["version"], v["status"], _time(v["received_at"]),
+                                            v["ack_id"]) for v in data["versions"]),
+                   tuple(data["reconciliation"]), reservation)
