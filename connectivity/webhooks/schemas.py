@@ -5,12 +5,11 @@ from __future__ import annotations
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from connectivity.events.log import EVENT_TYPES
-from connectivity.web.fields import Text
+from connectivity.web.fields import PageCursor, PageLimit, Text
 from connectivity.webhooks.destination import MAX_URL_LENGTH
 
 MAX_EVENT_TYPES = 20
 MAX_DESCRIPTION = 200
-MAX_CURSOR_LENGTH = 200
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 ENDPOINT_STATUSES = ("enabled", "disabled")
@@ -81,10 +80,8 @@ class WebhookEndpointListSchema(Schema):
 
 class WebhookDeliveriesQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(DELIVERY_STATUSES))
-    cursor = fields.String(validate=validate.Length(min=1, max=MAX_CURSOR_LENGTH), metadata={
-        "description": "opaque, `next_cursor` of the page before"})
-    limit = fields.Integer(load_default=DEFAULT_PAGE_SIZE,
-                           validate=validate.Range(1, MAX_PAGE_SIZE))
+    cursor = PageCursor("opaque, `next_cursor` of the page before (otherwise 422 naming `cursor`)")
+    limit = PageLimit(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, "deliveries")
 
 
 class WebhookDeliverySchema(Schema):
