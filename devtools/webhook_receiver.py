@@ -4,6 +4,7 @@ what it received, and when, and answering as told. The tests' receivers and the 
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -37,10 +38,10 @@ class Receiver:
 
 
 @contextmanager
-def receiver(answer: Callable[[int], int] = lambda n: 204, *,
-             holding: bool = False) -> Iterator[Receiver]:
+def receiver(answer: Callable[[int], int] = lambda n: 204, *, holding: bool = False,
+             tls: ssl.SSLContext | None = None) -> Iterator[Receiver]:
     """A receiver at http://127.0.0.1:<port>/hook; `holding`: requests wait until `open` is set
-    (or the server stops)."""
+    (or the server stops); `tls`: https, with this server-side context's certificate."""
     box: list[Receiver] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -65,7 +66,10 @@ def receiver(answer: Callable[[int], int] = lambda n: 204, *,
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    me = Receiver(f"http://127.0.0.1:{server.server_port}/hook", answer=answer)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    scheme = "http" if tls is None else "https"
+    me = Receiver(f"{scheme}://127.0.0.1:{server.server_port}/hook", answer=answer)
     if not holding:
         me.open.set()
     box.append(me)

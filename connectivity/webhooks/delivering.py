@@ -13,6 +13,7 @@ After a failed attempt the delivery is due again on the retry schedule (schedule
 from __future__ import annotations
 
 import datetime as dt
+import ssl
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -40,7 +41,7 @@ PARTNERS_PER_ROUND = 100
 class Senders:
     def __init__(self, db: Database, vault: SigningVault, schedule: tuple[int, ...], *,
                  concurrency: int, per_endpoint: int, resolver: Resolver = system_resolver,
-                 timeout=TIMEOUT):
+                 timeout=TIMEOUT, tls: ssl.SSLContext | None = None):
         self.db = db
         self.vault = vault
         self.schedule = schedule
@@ -48,6 +49,7 @@ class Senders:
         self.per_endpoint = per_endpoint
         self.resolver = resolver
         self.timeout = timeout
+        self.tls = tls
         self.finished = threading.Event()  # set whenever a send ends: room for another
         self._lock = threading.Lock()
         self._in_flight: Counter[str] = Counter()
@@ -89,7 +91,8 @@ class Senders:
             else:
                 attempt = attempt_delivery(delivery["url"], delivery["environment"], secret,
                                            delivery["event_id"], delivery["body"].encode(),
-                                           resolver=self.resolver, timeout=self.timeout)
+                                           resolver=self.resolver, timeout=self.timeout,
+                                           tls=self.tls)
             self.db.run(record_attempt, delivery, attempt, self.schedule)
             log.info("webhook_attempt", endpoint_id=delivery["endpoint_id"],
                      event_id=delivery["event_id"], attempt=delivery["attempts"],

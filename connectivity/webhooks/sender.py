@@ -35,8 +35,9 @@ class Attempt:
 
 
 def attempt_delivery(url: str, environment: str, secret: str, event_id: str, body: bytes, *,
-                     resolver: Resolver = system_resolver,
-                     timeout: httpx.Timeout = TIMEOUT) -> Attempt:
+                     resolver: Resolver = system_resolver, timeout: httpx.Timeout = TIMEOUT,
+                     tls: ssl.SSLContext | None = None) -> Attempt:
+    """`tls`: the certificates trusted (certifi's CAs unless given: a test's own CA)."""
     try:
         destination = resolve_destination(url, environment, resolver)
     except RefusedDestination as refused:
@@ -47,7 +48,7 @@ def attempt_delivery(url: str, environment: str, secret: str, event_id: str, bod
     try:
         # A client per attempt: a pooled connection would outlive the address check.
         with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False,
-                          verify=tls_context()) as client:
+                          verify=tls or tls_context()) as client:
             request = client.build_request("POST", destination.connect_url, content=body,
                                            headers=headers, extensions=extensions)
             response = client.send(request, stream=True)

@@ -6,7 +6,14 @@ delivery time; a name the system cannot resolve at all shows that nothing resolv
 
 from __future__ import annotations
 
+import datetime as dt
+import ssl
+
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from connectivity.auth.credentials import SigningVault
 from connectivity.webhooks.delivering import Senders
@@ -143,3 +150,64 @@ def test_production_creation_refuses_internal_destinations(client, keys):
         error = assert_envelope_failure(client.post(ENDPOINTS, headers=keys.prod_push, json={
             "url": url, "event_types": ["mapping.paused"]}), 422, "validation_failed")
         assert list(error["details"]["fields"]) == ["url"], url
+
+
+def _certificates(tmp_path, name: str):
+    """A CA of the test's own, and a server certificate it signed for `name`: (the server's TLS
+    context, a client context trusting the CA)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    now = dt.datetime.now(dt.timezone.utc)
+
+    def certificate(subject: str, issuer: str, public_key, ca: bool, san: str | None):
+        builder = (x509.CertificateBuilder()
+                   .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+                   .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+                   .public_key(public_key).serial_number(x509.random_serial_number())
+                   .not_valid_before(now - dt.timedelta(minutes=5))
+                   .not_valid_after(now + dt.timedelta(hours=1))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if san is not None:
+            builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(san)]),
+                                            critical=False)
+        return builder.sign(key, hashes.SHA256())
+    ca = certificate("test CA", "test CA", key.public_key(), True, None)
+    leaf = certificate(name, "test CA", key.public_key(), False, name)
+    pem = serialization.Encoding.PEM
+    (tmp_path / "leaf.pem").write_bytes(leaf.public_bytes(pem))
+    (tmp_path / "key.pem").write_bytes(key.private_bytes(
+        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(tmp_path / "leaf.pem", tmp_path / "key.pem")
+    client = ssl.create_default_context(cadata=ca.public_bytes(pem).decode())
+    return server, client
+
+
+@pytest.mark.parametrize("certified_for, delivered", [(NAME, True), ("other.test", False)])
+def test_https_to_the_checked_address_verifies_the_urls_hostname(
+        client, db, keys, settings, answers, tmp_path, certified_for, delivered):
+    """The connection goes to the address checked, and TLS is verified for the URL's hostname
+    (sent as SNI): a certificate for another name is refused although the address is right."""
+    server_tls, client_tls = _certificates(tmp_path, certified_for)
+    senders = Senders(db, SigningVault(settings.secret_key), (1,), concurrency=2, per_endpoint=1,
+                      resolver=answers, tls=client_tls)
+    try:
+        with receiver(tls=server_tls) as hook:
+            port = hook.url.split(":")[2].split("/")[0]
+            _endpoint_at(client, db, keys.acme_push, f"https://{NAME}:{port}/hook",
+                         "http://127.0.0.1:9/hook")
+            answers.addresses = ["127.0.0.1"]
+            record_event(db, "mapping.paused", data={"hotel_code": "ACME-LIS"})
+            run_rounds(db, senders, lambda: delivery_rows(db)
+                       and delivery_rows(db)[0]["attempts"] >= 1
+                       and (delivery_rows(db)[0]["status"] == "delivered"
+                            or delivery_rows(db)[0]["last_error"] is not None))
+    finally:
+        senders.close()
+    row = delivery_rows(db)[0]
+    if delivered:
+        assert row["status"] == "delivered"
+        assert hook.received[0].headers["host"] == f"{NAME}:{port}"
+    else:
+        assert row["status"] == "pending" and hook.received == []
+        assert "CERTIFICATE_VERIFY_FAILED" in row["last_error"] or "certificate" in \
+            row["last_error"].lower(), row["last_error"]
