@@ -11,6 +11,7 @@ from connectivity.web.api import init_api
 from connectivity.ari.queue import BatchQueue
 from connectivity.ari.routes import blp as ari_blp
 from connectivity.auth.access import guard_request, policy_of
+from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.routes import blp as availability_blp
@@ -36,11 +37,12 @@ from connectivity.sandbox.scenarios import SandboxScenarios
 from connectivity.web import forced_outcomes, services
 from connectivity.web.routing import register_converters
 from connectivity.settings import Settings
+from connectivity.webhooks.routes import blp as webhooks_blp
 from connectivity.web.wire import (assign_request_id, enforce_body_cap, finish_response,
                                    parse_json_body)
 
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, ari_blp,
-                  reservations_blp, events_blp)
+                  reservations_blp, events_blp, webhooks_blp)
 # Under the API prefix but public: the description and its docs page.
 PUBLIC_ENDPOINT_PREFIXES = ("api-docs.", *DOCS_PAGE_ENDPOINTS)
 
@@ -101,7 +103,8 @@ def create_app(settings: Settings | None = None) -> Flask:
         feed_cursors=CursorSigner(settings.secret_keys),
         event_cursors=EventCursors(settings.secret_keys),
         booking_cursors=ListCursors(settings.secret_keys),
-        quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds))
+        quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
+        vault=SigningVault(settings.secret_key, settings.secret_key_previous))
     services.register(app, built)
 
     # The sandbox scenarios: a plug-in of the forced outcomes, and the header's documentation.

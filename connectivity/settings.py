@@ -67,6 +67,14 @@ class Settings:
     # read_max_lag_seconds or cannot be reached.
     database_read_url: str | None = None
     read_max_lag_seconds: float = 5.0
+    # When a failed webhook delivery is tried again (contract 12.3): each retry this many seconds
+    # after the one before, so the default's last comes about 27.6 hours after the first
+    # attempt; after the last the delivery is `failed` (webhooks/schedule.py).
+    webhook_retry_schedule: tuple[int, ...] = (5, 300, 1800, 7200, 18000, 36000, 36000)
+    # Requests a webhook worker process has in flight at once, and at most per endpoint (a slow
+    # endpoint holds no more than its share: docs/operations.md, "Webhooks").
+    webhook_worker_concurrency: int = 32
+    webhook_endpoint_concurrency: int = 4
     # A connection that bypasses a transaction pooler in front of database_url, for the
     # migrations that cannot run in a transaction (operator/migrations.py).
     database_direct_url: str | None = None
@@ -112,6 +120,9 @@ class Settings:
                 database_read_url=_connection_url(env, "DATABASE_READ_URL"),
                 read_max_lag_seconds=float(env.get("READ_MAX_LAG_SECONDS", 5)),
                 database_direct_url=_connection_url(env, "DATABASE_DIRECT_URL"),
+                webhook_retry_schedule=_retry_schedule(env),
+                webhook_worker_concurrency=int(env.get("WEBHOOK_WORKER_CONCURRENCY", 32)),
+                webhook_endpoint_concurrency=int(env.get("WEBHOOK_ENDPOINT_CONCURRENCY", 4)),
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
@@ -128,6 +139,9 @@ class Settings:
             raise SettingsError("READ_MAX_LAG_SECONDS must be more than 0")
         if settings.quote_ttl_seconds < 1:
             raise SettingsError("QUOTE_TTL_SECONDS must be at least 1 (a quote token's validity)")
+        if not 1 <= settings.webhook_endpoint_concurrency <= settings.webhook_worker_concurrency:
+            raise SettingsError("WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1 and at most "
+                                "WEBHOOK_WORKER_CONCURRENCY")
         if settings.privacy_purge_after_days < 1:
             raise SettingsError("PRIVACY_PURGE_AFTER_DAYS must be at least 1")
         return settings
@@ -147,6 +161,19 @@ def _previous_secret_keys(env: Mapping[str, str]) -> tuple[str, ...]:
         raise SettingsError("each key of SECRET_KEY_PREVIOUS (comma-separated) must be at least "
                             "32 characters, as SECRET_KEY")
     return tuple(dict.fromkeys(k for k in keys if k != env["SECRET_KEY"]))
+
+
+def _retry_schedule(env: Mapping[str, str]) -> tuple[int, ...]:
+    """WEBHOOK_RETRY_SCHEDULE: the delays between attempts, seconds, comma-separated."""
+    text = env.get("WEBHOOK_RETRY_SCHEDULE") or "5,300,1800,7200,18000,36000,36000"
+    try:
+        schedule = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise SettingsError("WEBHOOK_RETRY_SCHEDULE must be whole seconds, comma-separated "
+                            f"(for example 5,300,1800), not {text!r}") from None
+    if not schedule or any(s < 1 for s in schedule):
+        raise SettingsError("WEBHOOK_RETRY_SCHEDULE must be delays of at least 1 second")
+    return schedule
 
 
 def _connection_url(env: Mapping[str, str], name: str) -> str | None:

@@ -93,6 +93,9 @@ class CitusStack(Cluster):
         self.listening.append(("web (gunicorn)", f"http://127.0.0.1:{port}"))
         self._spawn("worker", procfile_command("worker"), base, worker_log)
         self.listening.append(("RQ worker", f"log {worker_log.relative_to(ROOT)}"))
+        webhooks_log = self.root / "webhooks.log"
+        self._spawn("webhooks", procfile_command("webhooks"), base, webhooks_log)
+        self.listening.append(("webhook worker", f"log {webhooks_log.relative_to(ROOT)}"))
         wait_for_port(port, "web instance")
 
     def _migrate_and_distribute(self) -> None:

@@ -116,6 +116,9 @@ class Cluster:
         for n, log in enumerate(worker_logs, start=1):
             self._spawn(f"worker-{n}", procfile_command("worker"), base, log)
             self.listening.append((f"RQ worker {n}", f"log {log.relative_to(ROOT)}"))
+        webhooks_log = self.root / "webhooks.log"
+        self._spawn("webhooks", procfile_command("webhooks"), base, webhooks_log)
+        self.listening.append(("webhook worker", f"log {webhooks_log.relative_to(ROOT)}"))
         for port in ports:
             wait_for_port(port, "web instance")
 

@@ -161,7 +161,7 @@ def run() -> int:
               " - Ctrl-C stops",
               flush=True)
         honcho = [sys.executable, "-m", "honcho", "-f", str(ROOT / "Procfile"), "-d", str(ROOT),
-                  "start", "-p", env["PORT"], "web", "worker"]
+                  "start", "-p", env["PORT"], "web", "worker", "webhooks"]
         proc = subprocess.Popen(honcho, env=env)
         try:
             return proc.wait()

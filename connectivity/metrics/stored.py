@@ -20,6 +20,7 @@ from prometheus_client.utils import floatToGoString
 
 from connectivity.ari.queue import BatchQueue
 from connectivity.events.log import EVENT_TYPES
+from connectivity.metrics.webhooks import read_webhook_state, webhook_metrics
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
 from connectivity.settings import Settings
@@ -121,6 +122,7 @@ class StoredStateCollector(Collector):
         for event_type in EVENT_TYPES:
             written.add_metric([event_type], state["events"].get(event_type, 0))
         yield written
+        yield from webhook_metrics(state["webhooks"], RECENT_WINDOW_SECONDS)
 
 
     def _rates(self, accepted: dict, finished: dict[str, int]) -> Iterator[Metric]:
@@ -168,6 +170,7 @@ def read_stored_state(conn) -> dict:
         "open_items": q.open_reconciliation_items(conn),
         "events": {row["type"]: row["events"] for row in q.recently_written_events(
             conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT)},
+        "webhooks": read_webhook_state(conn, RECENT_WINDOW_SECONDS),
     }
 
 

@@ -11,7 +11,7 @@ import click
 from flask import Flask
 
 from connectivity.operator.commands import (ari, catalog, changes, citus, db, distribution,
-                                            events, keys, privacy, reconciliation)
+                                            events, keys, privacy, reconciliation, webhooks)
 from connectivity.settings import Settings, SettingsError
 
 # What an operator types to give the CLI its settings (the README's "Operators").
@@ -22,7 +22,7 @@ HOW_TO_SET = ("set them in the environment: `set -a; . .local/env; set +a` (writ
 
 def register_cli(app: Flask) -> None:
     for command_group in (db, catalog, keys, distribution, ari, changes, events, reconciliation,
-                          citus, privacy):
+                          citus, privacy, webhooks):
         app.cli.add_command(command_group.group)
 
 

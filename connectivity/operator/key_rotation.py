@@ -1,4 +1,5 @@
-"""Re-encrypting the keys' signing secrets under the current SECRET_KEY (`keys reencrypt`, the
+"""Re-encrypting the keys' signing secrets and the webhook endpoints' secrets under the current
+SECRET_KEY (`keys reencrypt`, the
 middle step of a rotation: docs/operations.md, "Rotating SECRET_KEY").
 
 Safe while the service runs: the secret inside does not change, so a key signs the same before,
@@ -24,8 +25,9 @@ DEFAULT_BATCH_SIZE = 500
 @dataclass
 class ResealReport:
     resealed: int = 0
-    # Keys no key this process holds opens: sealed under a key already dropped (or SECRET_KEY_
-    # PREVIOUS is incomplete). They cannot sign until reissued; left as they are.
+    # Keys (and webhook endpoints, `we_...`) no key this process holds opens: sealed under a key
+    # already dropped (or SECRET_KEY_PREVIOUS is incomplete). They cannot sign until reissued
+    # (recreated); left as they are.
     unopened: list[str] = field(default_factory=list)
     # Keys still sealed under another key after the run (the unopened, and any issued meanwhile
     # by a process still on the previous key).
@@ -39,33 +41,40 @@ def reencrypt_signing_secrets(db: Database, vault: SigningVault, *,
     if batch_size < 1:
         raise ValueError("the batch size must be at least 1")
     report = ResealReport()
-    after = ""
-    while True:
-        after, done, resealed, unopened = db.run(_reseal_batch, vault, after, batch_size)
-        # Counted once the batch committed (Database.run may run it again after a deadlock).
-        report.resealed += resealed
-        report.unopened += unopened
-        if done:
-            break
+    for read, reseal in SEALED_SECRETS:
+        after = ""
+        while True:
+            after, done, resealed, unopened = db.run(_reseal_batch, vault, read, reseal, after,
+                                                     batch_size)
+            # Counted once the batch committed (Database.run may run it again after a deadlock).
+            report.resealed += resealed
+            report.unopened += unopened
+            if done:
+                break
     report.remaining = db.run(_count_sealed_otherwise, vault)
     return report
 
 
-def _reseal_batch(conn, vault: SigningVault, after: str,
+# Each table of sealed secrets: the statement reading a batch another key sealed, the one
+# resealing a row (sql/queries/operator/reseal_signing_secrets.sql).
+SEALED_SECRETS = (("keys_sealed_otherwise", "reseal_signing_secret"),
+                  ("webhook_secrets_sealed_otherwise", "reseal_webhook_secret"))
+
+
+def _reseal_batch(conn, vault: SigningVault, read: str, reseal: str, after: str,
                   batch_size: int) -> tuple[str, bool, int, list[str]]:
     q = queries().operator
-    rows = q.keys_sealed_otherwise(conn, sealed_by=vault.sealed_by, after_key_id=after,
-                                   batch_size=batch_size)
+    rows = getattr(q, read)(conn, sealed_by=vault.sealed_by, after_id=after,
+                            batch_size=batch_size)
     resealed, unopened = 0, []
     for row in rows:
-        sealed = vault.reseal(row["signing_secret"])
+        sealed = vault.reseal(row["sealed"])
         if sealed is None:
-            unopened.append(row["key_id"])
-        elif q.reseal_signing_secret(conn, key_id=row["key_id"],
-                                     sealed_before=row["signing_secret"], sealed=sealed,
-                                     sealed_by=vault.sealed_by) is not None:
+            unopened.append(row["id"])
+        elif getattr(q, reseal)(conn, id=row["id"], sealed_before=row["sealed"], sealed=sealed,
+                                sealed_by=vault.sealed_by) is not None:
             resealed += 1
-    return (rows[-1]["key_id"] if rows else after), len(rows) < batch_size, resealed, unopened
+    return (rows[-1]["id"] if rows else after), len(rows) < batch_size, resealed, unopened
 
 
 def _count_sealed_otherwise(conn, vault: SigningVault) -> int:

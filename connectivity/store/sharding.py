@@ -38,6 +38,9 @@ DISTRIBUTED_BY_PROPERTY = (
 DISTRIBUTED_BY_PARTNER = (
     "booking_claims",
     "reservation_claims",
+    # A partner's webhook endpoints and their deliveries: every statement names the partner.
+    "webhook_endpoints",
+    "webhook_deliveries",
 )
 
 # Referenced ones first: a reference table's foreign keys may only point at reference tables.

@@ -170,6 +170,15 @@ CATALOGUE: tuple[ErrorCode, ...] = (
                   "The path exists, but not with this method (a `POST` where a `PUT` is wanted, "
                   "say)."),
               fix="Use one of the methods the `Allow` header lists."),
+    ErrorCode(409, "limit_reached",
+              "the partner already has as many webhook endpoints in this environment as allowed "
+              "(10)", "delete an endpoint it no longer needs, then create the new one",
+              cause=(
+                  "The partner and environment already have 10 webhook endpoints, the most "
+                  "allowed."),
+              fix=(
+                  "Delete an endpoint no longer needed (`DELETE /webhook-endpoints/{endpointId}`),"
+                  " or subscribe an existing one to more event types, then try again.")),
     ErrorCode(409, "sold_out", "fewer rooms are left on some night of the stay than asked for",
               "search again",
               cause=(

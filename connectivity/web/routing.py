@@ -32,8 +32,21 @@ class HotelCodeConverter(BaseConverter):
     pattern = PARTNER_CODE_PATTERN
 
 
+class EndpointIdConverter(BaseConverter):
+    """A webhook endpoint's id (contract 12.3), as the service makes them."""
+    regex = r"we_[A-Za-z0-9]{24}"
+    pattern = "^we_[A-Za-z0-9]{24}$"
+
+
+class EventIdConverter(BaseConverter):
+    """An event's id (contract 12.2), or a ping's."""
+    regex = r"evt_[0-9a-f]{32}"
+    pattern = "^evt_[0-9a-f]{32}$"
+
+
 CONVERTERS = {"reference": ReferenceConverter, "batch_id": BatchIdConverter,
-              "hotel_code": HotelCodeConverter}
+              "hotel_code": HotelCodeConverter, "endpoint_id": EndpointIdConverter,
+              "event_id": EventIdConverter}
 
 
 def register_converters(app: Flask, api) -> None:

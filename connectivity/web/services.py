@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     import redis
 
     from connectivity.ari.queue import BatchQueue
+    from connectivity.auth.credentials import SigningVault
     from connectivity.auth.guards import Guards
     from connectivity.availability.feed_cursor import CursorSigner
     from connectivity.bookings.listing import ListCursors
@@ -40,6 +41,8 @@ class Services:
     event_cursors: EventCursors
     booking_cursors: ListCursors
     quote_tokens: QuoteTokens
+    # Seals the webhook endpoints' secrets (webhooks/), as the keys' signing secrets are sealed.
+    vault: SigningVault
 
 
 def register(app: Flask, services: Services) -> None:

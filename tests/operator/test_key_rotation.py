@@ -9,16 +9,20 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from standardwebhooks import Webhook
 
 from connectivity.auth.credentials import SigningVault, key_fingerprint
 from connectivity.operator.key_rotation import reencrypt_signing_secrets
 from connectivity.operator.keys import issue_key
 from connectivity.settings import Settings, SettingsError
+from connectivity.webhooks.delivering import Senders
 from tests.operator.conftest import output_of
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 from tests.support.envelope import (API, assert_envelope_failure, assert_envelope_success,
                                     assert_unauthorized)
+from devtools.webhook_receiver import receiver
 from tests.support.signing import bearer, signed_headers
+from tests.webhooks.delivery import record_event, run_rounds
 
 KEY_A = "rotation-key-A-" + "a" * 32
 KEY_B = "rotation-key-B-" + "b" * 32
@@ -105,7 +109,7 @@ def test_rotation_end_to_end(make_app, db, catalog):
     result = _reencrypt(rotating, "--batch-size", "1")
     assert result.exit_code == 0, output_of(result)
     assert "resealed 2 signing secret(s)" in result.output
-    assert "0 key(s) still sealed under another key" in result.output
+    assert "0 key(s) or webhook endpoint(s) still sealed under another key" in result.output
     assert set(_sealed_by(db)) == {key_fingerprint(KEY_B)}
     assert_envelope_success(_whoami_signed(during, signed.token))  # while the service runs
     again = _reencrypt(rotating)
@@ -150,7 +154,7 @@ def test_a_key_no_configured_key_opens_is_reported_and_left(make_app, db, catalo
     result = _reencrypt(rotating)
     assert result.exit_code != 0
     assert lost.key_id in output_of(result) and "resealed 1 signing secret(s)" in result.output
-    assert "1 key(s) still sealed under another key" in result.output
+    assert "1 key(s) or webhook endpoint(s) still sealed under another key" in result.output
     assert db.run(lambda conn: conn.execute(
         "SELECT signing_secret FROM api_keys WHERE key_id = %s", (lost.key_id,)).fetchone()) \
         == before
@@ -171,3 +175,44 @@ def test_secret_key_previous_setting():
     assert thirty.privacy_purge_after_days == 30
     with pytest.raises(SettingsError, match="PRIVACY_PURGE_AFTER_DAYS"):
         Settings.from_env({**env, "PRIVACY_PURGE_AFTER_DAYS": "0"})
+
+
+def test_webhook_secrets_are_resealed_and_deliveries_stay_verifiable(make_app, db, catalog):
+    """An endpoint created under A: its deliveries verify with the secret shown at creation
+    while B is current with A previous, after `keys reencrypt`, and once A is dropped."""
+    pull = bearer(_issue(db, KEY_A, "pull").token)
+    under_a = make_app(secret_key=KEY_A).test_client()
+    with receiver() as hook:
+        created = assert_envelope_success(under_a.post(f"{API}/webhook-endpoints", headers=pull,
+                                                       json={"url": hook.url,
+                                                             "event_types": ["mapping.paused"]}),
+                                          201)
+        secret = created["secret"]
+        sealed_before = _webhook_sealing(db)
+
+        def delivered_under(vault: SigningVault) -> None:
+            senders = Senders(db, vault, (1,), concurrency=2, per_endpoint=1)
+            try:
+                event_id = record_event(db, "mapping.paused", data={"hotel_code": "ACME-LIS"})
+                run_rounds(db, senders, lambda: any(
+                    r.headers["webhook-id"] == event_id for r in hook.received))
+            finally:
+                senders.close()
+            request = next(r for r in hook.received if r.headers["webhook-id"] == event_id)
+            Webhook(secret).verify(request.body, request.headers)
+
+        delivered_under(SigningVault(KEY_B, (KEY_A,)))
+        result = _reencrypt(make_app(secret_key=KEY_B, secret_key_previous=(KEY_A,)))
+        assert result.exit_code == 0, output_of(result)
+        assert "resealed 2 signing secret(s)" in result.output  # the key and the endpoint
+        sealed_after = _webhook_sealing(db)
+        assert sealed_after["secret_key_id"] == key_fingerprint(KEY_B)
+        assert sealed_after["secret_sealed"] != sealed_before["secret_sealed"]
+        delivered_under(SigningVault(KEY_B))
+        # Sealed under B only: a process still holding A alone cannot open it.
+        assert SigningVault(KEY_A).open(sealed_after["secret_sealed"]) is None
+
+
+def _webhook_sealing(db) -> dict:
+    return db.run(lambda conn: conn.execute(
+        "SELECT secret_sealed, secret_key_id FROM webhook_endpoints").fetchone())

@@ -30,9 +30,20 @@ def live_origin(app):
 
 @pytest.fixture
 def worker(services, settings):
+    yield from _procfile_process("connectivity.worker", services, settings)
+
+
+@pytest.fixture
+def webhook_worker(services, settings):
+    """The Procfile's `webhooks` process, retrying after 1 s and then 1 s."""
+    yield from _procfile_process("connectivity.webhook_worker", services, settings,
+                                 WEBHOOK_RETRY_SCHEDULE="1,1")
+
+
+def _procfile_process(module: str, services, settings, **extra_env):
     env = {**os.environ, "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
-           "REDIS_PREFIX": services.redis_prefix, "SECRET_KEY": settings.secret_key}
-    proc = subprocess.Popen([sys.executable, "-m", "connectivity.worker"], cwd=ROOT, env=env,
+           "REDIS_PREFIX": services.redis_prefix, "SECRET_KEY": settings.secret_key, **extra_env}
+    proc = subprocess.Popen([sys.executable, "-m", module], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     yield proc
     proc.terminate()

@@ -57,7 +57,7 @@ for loaded, examples in ((own, MAX_EXAMPLES), (other, OTHER_KEY_EXAMPLES)):
     loaded.config.phases.fuzzing.error_feedback.is_enabled = False
 other.config.phases.coverage.enabled = False
 
-PULL_AREAS = r"/api/connectivity/v1/(ping|whoami|mapping|availability|bookings)"
+PULL_AREAS = r"/api/connectivity/v1/(ping|whoami|mapping|availability|bookings|webhook-endpoints)"
 PUSH_AREAS = r"/api/connectivity/v1/(ping|whoami|ari|reservations)"
 with_pull_key = own.include(path_regex=PULL_AREAS)
 with_push_key = own.include(path_regex=PUSH_AREAS)
@@ -157,6 +157,13 @@ BEYOND_JSON_SCHEMA = {
     "contact.email": ("must be a valid e-mail address",),
     # an amount's decimal places: `multipleOf` on a JSON number is float arithmetic
     "*amount": ("must have at most 6 decimal places",),
+    # a webhook URL's rules (contract 12.3): what its host resolves to, its scheme and parts
+    "url": ("the host", "an absolute http", "an absolute https", "not a valid URL",
+            "the URL has no host", "credentials in the URL", "a URL with a fragment",
+            "a URL holds no spaces"),
+    "event_types": ("unknown event type(s)", '"*" stands alone', "each type at most once"),
+    # a deliveries list's cursor, like a feed's, is only ever one the service gave
+    "cursor": ("not a cursor of this list",),
 }
 
 

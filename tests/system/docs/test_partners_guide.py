@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from connectivity.operator.demo_ari import seed_demo_ari
-from tests.support.live_service import live_origin, worker  # noqa: F401 - fixtures
+from tests.support.live_service import live_origin, webhook_worker, worker  # noqa: F401 - fixtures
 
 ROOT = Path(__file__).resolve().parents[3]
 GUIDE = ROOT / "docs" / "partners.md"
@@ -29,7 +29,7 @@ def blocks(language: str) -> list[str]:
 
 
 @pytest.fixture
-def sandbox(db, catalog, issue, live_origin, worker, tmp_path):
+def sandbox(db, catalog, issue, live_origin, worker, webhook_worker, tmp_path):
     db.run(seed_demo_ari, dt.datetime.now(dt.timezone.utc))
     return {**os.environ, "PCS_URL": live_origin, "PCS_PULL_TOKEN": issue("pull").token,
             "PCS_PUSH_TOKEN": issue("push").token,
@@ -74,6 +74,7 @@ def test_the_shell_examples_run(sandbox, tmp_path):
 def test_the_python_examples_run(sandbox, tmp_path):
     out = each_alone("python", [sys.executable], ".py", sandbox, tmp_path)
     assert "penalty: 0" in out and "the price is now" in out
+    assert "webhook received: ping deliveries: 2" in out
 
 
 def test_the_javascript_examples_run(sandbox, tmp_path):

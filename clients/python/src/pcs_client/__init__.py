@@ -6,9 +6,11 @@ from .models import (Batch, BatchAccepted, Booking, BookingResult, CancelResult,
                      Hotel, HotelAvailability, Night, Ping, Quote, RatePlanOffer, RatesResult,
                      RejectedItem, ReservationRecord, ReservationVersion, SearchResult, Whoami)
 from .signing import signed_headers, string_to_sign
+from .webhooks import WebhookVerificationError, verify_webhook
 
 __all__ = ["API_PREFIX", "ApiError", "Batch", "BatchAccepted", "Booking", "BookingResult",
            "CancelResult", "Change", "Client", "Event", "Hotel", "ClockSkewError",
            "HotelAvailability", "InvalidRequest", "Night", "PcsError", "Ping", "Quote",
            "RatePlanOffer", "RatesResult", "RejectedItem", "ReservationRecord",
-           "ReservationVersion", "SearchResult", "Whoami", "signed_headers", "string_to_sign"]
+           "ReservationVersion", "SearchResult", "WebhookVerificationError", "Whoami",
+           "signed_headers", "string_to_sign", "verify_webhook"]
