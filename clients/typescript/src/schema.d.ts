@@ -988,3 +988,111 @@ export type EventsEnvelope = {
   data: Events;
   request_id: string;
 };
+
+export type WebhookEndpointRequest = {
+  /** absolute; production keys https only, sandbox keys http or https; the host must not be nor resolve to a loopback (sandbox keys excepted), private, link-local, multicast, unspecified or reserved address; checked again at every delivery */
+  url: string;
+  /** 1-20 types of GET /events (`ari_batch.finished`, `booking.confirmed`, `booking.cancelled`, `hotel_booking.confirmed`, `hotel_booking.cancelled`, `reservation.flagged`, `mapping.paused`, `mapping.resumed`), or `["*"]` alone for every type the key may see */
+  event_types: Array<"ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed" | "*">;
+  /** 1-200 characters of text, or null */
+  description?: string | null;
+};
+
+export type WebhookEndpoint = {
+  endpoint_id: string;
+  url: string;
+  /** as sent at creation (`["*"]` stays so) */
+  event_types: Array<"ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed" | "*">;
+  description: string | null;
+  /** `enabled`; `disabled` after 5 days of failing deliveries (POST .../enable enables it); `deleted` only in the answer of DELETE */
+  status: "enabled" | "disabled" | "deleted";
+  created_at: string;
+};
+
+export type WebhookEndpointCreated = {
+  endpoint: WebhookEndpoint;
+  /** `whsec_` and the base64 of 32 random bytes: the key of every delivery's signature. Shown only in this answer: keep it. */
+  secret: string;
+};
+
+export type WebhookEndpointCreatedEnvelope = {
+  success: true;
+  data: WebhookEndpointCreated;
+  request_id: string;
+};
+
+export type WebhookEndpointList = {
+  /** oldest first; never a secret */
+  endpoints: Array<WebhookEndpoint>;
+};
+
+export type WebhookEndpointListEnvelope = {
+  success: true;
+  data: WebhookEndpointList;
+  request_id: string;
+};
+
+export type WebhookEndpointAnswer = {
+  endpoint: WebhookEndpoint;
+};
+
+export type WebhookEndpointAnswerEnvelope = {
+  success: true;
+  data: WebhookEndpointAnswer;
+  request_id: string;
+};
+
+export type WebhookPing = {
+  event_id: string;
+  type: "ping";
+  created_at: string;
+  data: {
+    [key: string]: unknown;
+  };
+};
+
+export type WebhookPingEnvelope = {
+  success: true;
+  data: WebhookPing;
+  request_id: string;
+};
+
+export type WebhookDelivery = {
+  /** the event's id, sent as `webhook-id` */
+  event_id: string;
+  /** the event's type, or `ping` */
+  type: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  last_attempt_at: string | null;
+  /** the endpoint's last HTTP status; null when it gave none (a timeout, a refused connection, a URL refused by the rules) */
+  last_status_code: number | null;
+  /** why the last attempt failed; null after a success */
+  last_error: string | null;
+  /** when a pending delivery is tried next; null once delivered or failed */
+  next_attempt_at: string | null;
+};
+
+export type WebhookDeliveryList = {
+  /** newest first */
+  deliveries: Array<WebhookDelivery>;
+  /** null exactly when has_more is false */
+  next_cursor: string | null;
+  has_more: boolean;
+};
+
+export type WebhookDeliveryListEnvelope = {
+  success: true;
+  data: WebhookDeliveryList;
+  request_id: string;
+};
+
+export type WebhookReplay = {
+  event_id: string;
+};
+
+export type WebhookReplayEnvelope = {
+  success: true;
+  data: WebhookReplay;
+  request_id: string;
+};
