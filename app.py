@@ -13,6 +13,7 @@ from connectivity.ari.routes import blp as ari_blp
 from connectivity.auth.access import guard_request, policy_of
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
+from connectivity.availability.search_model import SearchModel
 from connectivity.availability.routes import blp as availability_blp
 from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
@@ -96,7 +97,10 @@ def create_app(settings: Settings | None = None) -> Flask:
         settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
         feed_cursors=CursorSigner(settings.secret_keys),
-        quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds))
+        quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
+        search_model=SearchModel(
+            reads, background=settings.search_model_loading == "background")
+        if settings.search_read_model else None)
     services.register(app, built)
 
     # The sandbox scenarios: a plug-in of the forced outcomes, and the header's documentation.

@@ -70,6 +70,12 @@ class Settings:
     # A connection that bypasses a transaction pooler in front of database_url, for the
     # migrations that cannot run in a transaction (operator/migrations.py).
     database_direct_url: str | None = None
+    # Search answered from the web process's read model (availability/search_model.py); off:
+    # every search runs the reference statement (search.sql).
+    search_read_model: bool = True
+    # "background": a hotel the model lacks is answered by the statement and loaded by a thread
+    # for the next searches; "inline": loaded before answering (tests, small catalogues).
+    search_model_loading: str = "background"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -112,6 +118,9 @@ class Settings:
                 database_read_url=_connection_url(env, "DATABASE_READ_URL"),
                 read_max_lag_seconds=float(env.get("READ_MAX_LAG_SECONDS", 5)),
                 database_direct_url=_connection_url(env, "DATABASE_DIRECT_URL"),
+                search_read_model=env.get("SEARCH_READ_MODEL", "on").lower()
+                not in ("off", "0", "false", "no"),
+                search_model_loading=env.get("SEARCH_MODEL_LOADING", "background"),
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
@@ -128,6 +137,8 @@ class Settings:
             raise SettingsError("READ_MAX_LAG_SECONDS must be more than 0")
         if settings.quote_ttl_seconds < 1:
             raise SettingsError("QUOTE_TTL_SECONDS must be at least 1 (a quote token's validity)")
+        if settings.search_model_loading not in ("background", "inline"):
+            raise SettingsError("SEARCH_MODEL_LOADING must be background or inline")
         if settings.privacy_purge_after_days < 1:
             raise SettingsError("PRIVACY_PURGE_AFTER_DAYS must be at least 1")
         return settings

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from connectivity.ari.queue import BatchQueue
     from connectivity.auth.guards import Guards
     from connectivity.availability.feed_cursor import CursorSigner
+    from connectivity.availability.search_model import SearchModel
     from connectivity.bookings.quote_token import QuoteTokens
     from connectivity.settings import Settings
     from connectivity.store.database import Database
@@ -36,6 +37,8 @@ class Services:
     ari_queue: BatchQueue
     feed_cursors: CursorSigner
     quote_tokens: QuoteTokens
+    # Search's read model; None when SEARCH_READ_MODEL is off.
+    search_model: SearchModel | None = None
 
 
 def register(app: Flask, services: Services) -> None:

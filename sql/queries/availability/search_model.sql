@@ -1,0 +1,90 @@
+-- The search read model (connectivity/availability/search_model.py): what it loads of a
+-- property, and the changes it follows to keep what it loaded current. Money leaves as integers
+-- in millionths (-1: never sent; -2: more than six decimals or a billion and more, which the
+-- model does not hold: such a property is searched by search.sql instead).
+
+-- name: model_properties(property_ids)
+SELECT p.id AS property_id, p.timezone, p.currency, p.max_child_age
+  FROM properties p
+ WHERE p.id = ANY(:property_ids::bigint[]);
+
+-- name: model_offers(property_ids)
+-- Every (room type, rate plan) a plan sells, with what judging a party needs; the room type's
+-- capacity is folded into max_occupancy.
+SELECT rprt.property_id, rprt.room_type_id, rprt.rate_plan_id, rp.currency, rp.base_adults,
+       rp.max_adults, rp.max_children, least(rp.max_occupancy, rt.max_occupancy) AS max_occupancy,
+       rp.allowed_nationalities, rp.blocked_nationalities
+  FROM rate_plan_room_types rprt
+  JOIN rate_plans rp ON rp.id = rprt.rate_plan_id
+  JOIN room_types rt ON rt.id = rprt.room_type_id
+ WHERE rprt.property_id = ANY(:property_ids::bigint[])
+ ORDER BY rprt.property_id, rprt.room_type_id, rprt.rate_plan_id;
+
+-- name: model_room_types(property_ids)
+SELECT property_id, id AS room_type_id FROM room_types
+ WHERE property_id = ANY(:property_ids::bigint[])
+ ORDER BY property_id, id;
+
+-- name: model_mappings(property_ids)
+-- Every partner's mapping of the properties: the code, whether it sells (a paused one does not),
+-- and the room types and rate plans it maps.
+SELECT pp.id AS mapping_id, pp.property_id, pp.partner_id, pp.environment, pp.hotel_code,
+       pp.distribution_active,
+       ARRAY(SELECT room_type_id FROM partner_room_types WHERE mapping_id = pp.id) AS room_type_ids,
+       ARRAY(SELECT rate_plan_id FROM partner_rate_plans WHERE mapping_id = pp.id) AS rate_plan_ids
+  FROM partner_properties pp
+ WHERE pp.property_id = ANY(:property_ids::bigint[]);
+
+-- name: model_mapped_properties(partner_id, environment, hotel_codes)
+-- The properties behind a caller's codes (to load those the model does not hold yet).
+SELECT property_id FROM partner_properties
+ WHERE partner_id = :partner_id AND environment = :environment
+   AND hotel_code = ANY(:hotel_codes::text[]);
+
+-- name: model_rate_plan_days(property_id, start, first_date, last_date, room_type_ids)$
+-- The property's rate-plan days between two dates (of the given room types, all when NULL), as
+-- one text of whole numbers, 12 per row: room type, rate plan, day (from :start), rate,
+-- single_rate, extra_adult_rate, extra_child_rate, closed, min_stay, max_stay, CTA, CTD.
+-- One value to parse with numpy, not 12 Python objects a row.
+SELECT coalesce(string_agg(concat_ws(' ', room_type_id, rate_plan_id, date - :start::date,
+           CASE WHEN rate IS NULL THEN -1 WHEN rate < 1e9 AND scale(trim_scale(rate)) <= 6
+                THEN (rate * 1000000)::bigint ELSE -2 END,
+           CASE WHEN single_rate IS NULL THEN -1
+                WHEN single_rate < 1e9 AND scale(trim_scale(single_rate)) <= 6
+                THEN (single_rate * 1000000)::bigint ELSE -2 END,
+           CASE WHEN extra_adult_rate IS NULL THEN -1
+                WHEN extra_adult_rate < 1e9 AND scale(trim_scale(extra_adult_rate)) <= 6
+                THEN (extra_adult_rate * 1000000)::bigint ELSE -2 END,
+           CASE WHEN extra_child_rate IS NULL THEN -1
+                WHEN extra_child_rate < 1e9 AND scale(trim_scale(extra_child_rate)) <= 6
+                THEN (extra_child_rate * 1000000)::bigint ELSE -2 END,
+           coalesce(closed, false)::int, coalesce(min_stay, 0), coalesce(max_stay, 0),
+           coalesce(closed_to_arrival, false)::int, coalesce(closed_to_departure, false)::int),
+       ' '), '')
+  FROM rate_plan_days
+ WHERE property_id = :property_id AND date BETWEEN :first_date::date AND :last_date::date
+   AND (:room_type_ids::bigint[] IS NULL OR room_type_id = ANY(:room_type_ids::bigint[]));
+
+-- name: model_room_type_days(property_id, start, first_date, last_date, room_type_ids)$
+-- The same for room-type days, 8 per row: room type, day, available (0 when never sent),
+-- closed, min_stay, max_stay, CTA, CTD.
+SELECT coalesce(string_agg(concat_ws(' ', room_type_id, date - :start::date,
+           coalesce(available, 0), coalesce(closed, false)::int, coalesce(min_stay, 0),
+           coalesce(max_stay, 0), coalesce(closed_to_arrival, false)::int,
+           coalesce(closed_to_departure, false)::int), ' '), '')
+  FROM room_type_days
+ WHERE property_id = :property_id AND date BETWEEN :first_date::date AND :last_date::date
+   AND (:room_type_ids::bigint[] IS NULL OR room_type_id = ANY(:room_type_ids::bigint[]));
+
+-- name: model_changes(after_xids, after_ids, horizons, low_xid, high_xid, page_size)
+-- What changed after the model's position and below each origin's horizon, in (xid, id)
+-- order: the change feed's rule (change_feed.sql feed_page), for every partner.
+SELECT c.id, c.origin, c.xid::text AS xid, c.property_id, c.room_type_id, c.rate_plan_id,
+       c.from_date, c.to_date, c.kinds
+  FROM change_log c
+ WHERE c.xid >= :low_xid::text::xid8 AND c.xid < :high_xid::text::xid8
+   AND (c.xid, c.id) > ((:after_xids::text[])[c.origin + 1]::xid8,
+                        (:after_ids::bigint[])[c.origin + 1])
+   AND c.xid < (:horizons::text[])[c.origin + 1]::xid8
+ ORDER BY c.xid, c.id
+ LIMIT :page_size;
