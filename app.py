@@ -99,8 +99,11 @@ def create_app(settings: Settings | None = None) -> Flask:
         feed_cursors=CursorSigner(settings.secret_keys),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
         search_model=SearchModel(
-            reads, background=settings.search_model_loading == "background")
+            reads, background=settings.search_model_loading == "background",
+            refresh_seconds=settings.search_model_refresh_seconds)
         if settings.search_read_model else None)
+    if built.search_model and settings.search_model_preload:
+        built.search_model.preload()
     services.register(app, built)
 
     # The sandbox scenarios: a plug-in of the forced outcomes, and the header's documentation.

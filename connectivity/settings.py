@@ -76,6 +76,11 @@ class Settings:
     # "background": a hotel the model lacks is answered by the statement and loaded by a thread
     # for the next searches; "inline": loaded before answering (tests, small catalogues).
     search_model_loading: str = "background"
+    # A search within this many seconds of the model's last catch-up with the change feed skips
+    # it (0: every search catches up first, reading its own writes).
+    search_model_refresh_seconds: float = 0.1
+    # Load every property into the model when the process starts, rather than as searched.
+    search_model_preload: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -121,6 +126,9 @@ class Settings:
                 search_read_model=env.get("SEARCH_READ_MODEL", "on").lower()
                 not in ("off", "0", "false", "no"),
                 search_model_loading=env.get("SEARCH_MODEL_LOADING", "background"),
+                search_model_refresh_seconds=float(env.get("SEARCH_MODEL_REFRESH_SECONDS", 0.1)),
+                search_model_preload=env.get("SEARCH_MODEL_PRELOAD", "off").lower()
+                in ("on", "1", "true", "yes"),
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
@@ -139,6 +147,9 @@ class Settings:
             raise SettingsError("QUOTE_TTL_SECONDS must be at least 1 (a quote token's validity)")
         if settings.search_model_loading not in ("background", "inline"):
             raise SettingsError("SEARCH_MODEL_LOADING must be background or inline")
+        if not 0 <= settings.search_model_refresh_seconds <= 1:
+            raise SettingsError("SEARCH_MODEL_REFRESH_SECONDS must be 0 to 1 (search's freshness "
+                                "bound is 1 s)")
         if settings.privacy_purge_after_days < 1:
             raise SettingsError("PRIVACY_PURGE_AFTER_DAYS must be at least 1")
         return settings

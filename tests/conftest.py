@@ -134,7 +134,7 @@ def _services_on_citus():
 def settings(services) -> Settings:
     return Settings(database_url=services.database_url, redis_url=services.redis_url,
                     secret_key=SECRET_KEY, redis_prefix=services.redis_prefix,
-                    search_model_loading="inline")
+                    search_model_loading="inline", search_model_refresh_seconds=0)
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,8 @@ import datetime as dt
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
+from functools import cache
 
 import numpy as np
 
@@ -79,6 +80,7 @@ class Mapping:
     hotel_code: str
     active: bool
     rows: np.ndarray              # indices of the mapped offers
+    currencies: frozenset[str] = frozenset()  # of the mapped offers' plans
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,8 @@ class PropertyGrid:
     # Per-offer vectors, derived once.
     statics: np.ndarray = field(init=False, repr=False)
     currencies: frozenset[str] = field(init=False, repr=False)
+    unruled: np.ndarray = field(init=False, repr=False)  # offers without nationality rules
+    has_rules: bool = field(init=False, repr=False)
 
     def __post_init__(self):
         statics = np.array([(o.base_adults, o.max_adults, o.max_children, o.max_occupancy,
@@ -108,6 +112,8 @@ class PropertyGrid:
                             for o in self.offers], np.int64).reshape(len(self.offers), 6)
         object.__setattr__(self, "statics", statics)
         object.__setattr__(self, "currencies", frozenset(o.currency for o in self.offers))
+        object.__setattr__(self, "unruled", statics[:, 5].astype(bool))
+        object.__setattr__(self, "has_rules", not self.unruled.all())
 
     @property
     def days(self) -> int:
@@ -119,7 +125,7 @@ class PropertyGrid:
 
     def covers(self, check_in: dt.date, check_out: dt.date) -> bool:
         """Whether the stay and its check-out day lie inside the grid's days."""
-        return (check_in - self.start).days >= 0 and (check_out - self.start).days < self.days
+        return self.start <= check_in and (check_out - self.start).days < self.money.shape[1]
 
 
 def rooms_of(occupancy: Sequence[RoomOccupancy]) -> tuple[tuple[int, int, int], ...]:
@@ -140,24 +146,32 @@ def cheapest(grids: Sequence[tuple[PropertyGrid, np.ndarray]], check_in: dt.date
     if not sum(counts):
         return [None] * len(grids)
     money, plan_flags, room_flags, available, statics, admits = [], [], [], [], [], []
+    room_rows, rooms_before = [], 0
     for grid, rows in grids:
         if not len(rows):
             continue
         d0 = (check_in - grid.start).days
-        rts = grid.offer_room_type[rows]
-        money.append(grid.money[rows, d0:d0 + n])
-        plan_flags.append(grid.plan_flags[rows, d0:d0 + n + 1])
-        room_flags.append(grid.room_flags[rts, d0:d0 + n + 1])
-        available.append(grid.available[rts, d0:d0 + n])
-        statics.append(grid.statics[rows])
-        if nationality is not None and not grid.statics[rows, 5].all():
-            admits.append(np.array([grid.offers[r].admits(nationality) for r in rows]))
+        every = len(rows) == len(grid.offers)  # the usual mapping: basic slices, no gather
+        pick = slice(None) if every else rows
+        money.append(grid.money[pick, d0:d0 + n])
+        plan_flags.append(grid.plan_flags[pick, d0:d0 + n + 1])
+        # Room-type days once per room type; spread over the offers after concatenating.
+        room_flags.append(grid.room_flags[:, d0:d0 + n + 1])
+        available.append(grid.available[:, d0:d0 + n])
+        room_rows.append(grid.offer_room_type[pick] + rooms_before)
+        rooms_before += len(grid.room_type_ids)
+        statics.append(grid.statics[pick])
+        if nationality is not None and grid.has_rules:
+            admits.append(np.array([grid.offers[r].admits(nationality)
+                                    for r in (range(len(grid.offers)) if every else rows)]))
         else:
-            admits.append(grid.statics[rows, 5].astype(bool))
+            admits.append(grid.unruled[pick])
     money = np.concatenate(money)
-    plan_flags, room_flags = np.concatenate(plan_flags), np.concatenate(room_flags)
+    room_rows = np.concatenate(room_rows)
+    plan_flags = np.concatenate(plan_flags)
+    room_flags = np.concatenate(room_flags)[room_rows]
+    available = np.concatenate(available)[room_rows]
     flags = plan_flags | room_flags
-    available = np.concatenate(available)
     statics = np.concatenate(statics)
     base_adults, max_adults, max_children, max_occupancy, unit = statics[:, :5].T
 
@@ -203,16 +217,22 @@ def cheapest(grids: Sequence[tuple[PropertyGrid, np.ndarray]], check_in: dt.date
                 & (min_stay <= n) & (max_stay >= n))
     totals = np.where(sellable, night.sum(1), NEVER)
 
-    lowest: list[int | None] = []
-    at = 0
-    for count in counts:
-        best = int(totals[at:at + count].min()) if count else NEVER
-        lowest.append(None if best == NEVER else best)
-        at += count
-    return lowest
+    # Each hotel's minimum over its block of offers, in one call.
+    sizes = np.array(counts)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))[sizes > 0]
+    best = iter(np.minimum.reduceat(totals, starts).tolist())
+    return [None if not size else (None if (b := next(best)) == NEVER else b)
+            for size in counts]
 
 
 def to_money(millionths: int, currency: str) -> Decimal:
     """An amount in millionths as the API shows it: the currency's minor units (exact: the
     figure is already a whole number of them)."""
-    return round_money(Decimal(millionths).scaleb(-SCALE_DIGITS), currency)
+    return Decimal(millionths).scaleb(-SCALE_DIGITS).quantize(_exponent(currency),
+                                                              rounding=ROUND_HALF_UP)
+
+
+@cache
+def _exponent(currency: str) -> Decimal:
+    # round_money's exponent, looked up once per currency rather than once per hotel.
+    return round_money(Decimal(0), currency)

@@ -69,7 +69,7 @@ Reference = Callable[[list[str]], Rows]
 
 class SearchModel:
     def __init__(self, reads, *, window_days: int = WINDOW_DAYS,
-                 background: bool = True):
+                 background: bool = True, refresh_seconds: float = 0.0):
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
@@ -79,6 +79,11 @@ class SearchModel:
         self._wanted: queue.Queue = queue.Queue()
         self._background = background
         self._loader: threading.Thread | None = None
+        # A search within this long of the last catch-up answers without one (the freshness
+        # bound it buys: this plus the feed's horizon wait).
+        self._refresh_seconds = refresh_seconds
+        self._refreshed = float("-inf")
+        self._pruning_checked = float("-inf")
 
     # --- answering ------------------------------------------------------------------------
 
@@ -106,9 +111,8 @@ class SearchModel:
             mapping = held[1]
             if not mapping.active:
                 continue  # a paused hotel is not sold: unknown, as search.sql answers
-            currencies = {grid.offers[r].currency for r in mapping.rows}
             if (not grid.exact or not grid.covers(check_in, check_out)
-                    or not currencies <= {target or grid.currency}):
+                    or not mapping.currencies <= {target or grid.currency}):
                 rest.append(code)
                 continue
             fast.append((code, grid, mapping))
@@ -127,22 +131,30 @@ class SearchModel:
 
     def _evaluate(self, fast, request, now, target) -> Rows:
         check_in, check_out = request["check_in"], request["check_out"]
-        by_age: dict[int, list] = {}
+        # Hotels whose child age turns the request into the same rooms are evaluated together.
+        parties: dict[int, tuple] = {}
+        groups: dict[tuple, list] = {}
         for item in fast:
-            by_age.setdefault(item[1].max_child_age, []).append(item)
+            age = item[1].max_child_age
+            if age not in parties:
+                try:
+                    parties[age] = tuple(normalise_occupancy(request["occupancy"],
+                                                             request["rooms"], age))
+                except OccupancyError as exc:  # the schema checks the same; never a 500
+                    raise ValidationFailed(exc.fields) from None
+            groups.setdefault(parties[age], []).append(item)
+        today: dict[str, dt.date] = {}
         rows = []
-        for age, items in by_age.items():
-            try:
-                occupancy = normalise_occupancy(request["occupancy"], request["rooms"], age)
-            except OccupancyError as exc:  # the schema checks the same; no 500 either way
-                raise ValidationFailed(exc.fields) from None
+        for occupancy, items in groups.items():
             lowest = cheapest([(g, m.rows) for _, g, m in items], check_in, check_out,
                               occupancy, request.get("nationality"))
             for (code, grid, _), best in zip(items, lowest):
                 currency = target or grid.currency
+                if grid.timezone not in today:
+                    today[grid.timezone] = property_today(grid.timezone, now)
                 rows.append({
                     "hotel_code": code, "currency": currency, "timezone": grid.timezone,
-                    "check_in_past": check_in < property_today(grid.timezone, now),
+                    "check_in_past": check_in < today[grid.timezone],
                     "currency_unsupported": False,
                     "lowest_total_amount": None if best is None else to_money(best, currency)})
         return rows
@@ -152,6 +164,8 @@ class SearchModel:
     def refresh(self) -> None:
         """Catch up with the change feed: replay onto the loaded grids every change below the
         horizons, then take the horizons as the position."""
+        if time.monotonic() - self._refreshed < self._refresh_seconds:
+            return
         with self._lock, self._reads.connection() as conn:
             self._catch_up(conn)
 
@@ -164,9 +178,14 @@ class SearchModel:
             self._positions = dict(horizons)
         else:
             self._replay(conn, horizons)
+        self._refreshed = time.monotonic()
         REFRESHED.set(time.time())
 
     def _pruned_past(self, conn) -> bool:
+        # Pruning keeps 7 days: looking once a minute is ample, and spares every search a read.
+        if time.monotonic() - self._pruning_checked < 60:
+            return False
+        self._pruning_checked = time.monotonic()
         return any(self._positions.get(m["origin"], START).xid <= int(m["through_xid"])
                    for m in queries().availability.feed_pruned(conn))
 
@@ -243,7 +262,11 @@ class SearchModel:
         if not codes:
             return
         self._wanted.put((partner_id, environment, tuple(codes)))
-        if self._background and (self._loader is None or not self._loader.is_alive()):
+        if self._background:
+            self._start_loader()
+
+    def _start_loader(self) -> None:
+        if self._loader is None or not self._loader.is_alive():
             # Started on first need, in the process that serves (never before gunicorn forks).
             self._loader = threading.Thread(target=self._load_forever, daemon=True,
                                             name="search-model-loader")
@@ -253,6 +276,12 @@ class SearchModel:
         while True:
             self.load_wanted(block=True)
 
+    def preload(self) -> None:
+        """Load every property in the background (SEARCH_MODEL_PRELOAD): the first searches of
+        a process that just started are then answered by the model as soon as it holds them."""
+        self._wanted.put(None)
+        self._start_loader()
+
     def forget(self) -> None:
         """Drop everything and start again from the feed's horizons at the next search: after
         the database was restored or emptied under a running process (the feed does not log
@@ -260,6 +289,7 @@ class SearchModel:
         with self._lock:
             self._drop_all()
             self._positions = None
+            self._refreshed = self._pruning_checked = float("-inf")
 
     def load_wanted(self, block: bool = False) -> None:
         """Load the properties behind the codes searches asked for and the model lacked."""
@@ -274,7 +304,12 @@ class SearchModel:
         try:
             with self._reads.connection() as conn:
                 ids: set[int] = set()
-                for partner_id, environment, codes in wanted:
+                for asked in wanted:
+                    if asked is None:
+                        ids.update(r["property_id"] for r in
+                                   queries().availability.model_all_properties(conn))
+                        continue
+                    partner_id, environment, codes = asked
                     ids.update(r["property_id"] for r in queries().availability.
                                model_mapped_properties(conn, partner_id=partner_id,
                                                        environment=environment,
@@ -405,5 +440,7 @@ def _mapping(row: dict, offers: list[Offer], offer_rows: dict) -> Mapping:
     rts, rps = set(row["room_type_ids"]), set(row["rate_plan_ids"])
     rows = np.array([i for (rt, rp), i in offer_rows.items() if rt in rts and rp in rps],
                     np.int64)
+    rows = np.sort(rows)
     return Mapping(row["mapping_id"], row["partner_id"], row["environment"], row["hotel_code"],
-                   row["distribution_active"], np.sort(rows))
+                   row["distribution_active"], rows,
+                   frozenset(offers[r].currency for r in rows))

@@ -41,6 +41,10 @@ SELECT property_id FROM partner_properties
  WHERE partner_id = :partner_id AND environment = :environment
    AND hotel_code = ANY(:hotel_codes::text[]);
 
+-- name: model_all_properties()
+-- Every property, for a model told to load them all (SEARCH_MODEL_PRELOAD).
+SELECT id AS property_id FROM properties ORDER BY id;
+
 -- name: model_rate_plan_days(property_id, start, first_date, last_date, room_type_ids)$
 -- The property's rate-plan days between two dates (of the given room types, all when NULL), as
 -- one text of whole numbers, 12 per row: room type, rate plan, day (from :start), rate,
