@@ -25,7 +25,7 @@ from functools import cache
 import numpy as np
 
 from connectivity.pricing import RoomOccupancy
-from connectivity.pricing.money import round_money
+from connectivity.pricing.money import convert_nights, round_money
 
 SCALE_DIGITS = 6
 NONE = -1          # a rate never sent
@@ -80,7 +80,7 @@ class Mapping:
     hotel_code: str
     active: bool
     rows: np.ndarray              # indices of the mapped offers
-    currencies: frozenset[str] = frozenset()  # of the mapped offers' plans
+    currencies: frozenset[str] = frozenset()  # of every mapped plan, selling or not
 
 
 @dataclass(frozen=True)
@@ -136,11 +136,14 @@ def rooms_of(occupancy: Sequence[RoomOccupancy]) -> tuple[tuple[int, int, int], 
 
 def cheapest(grids: Sequence[tuple[PropertyGrid, np.ndarray]], check_in: dt.date,
              check_out: dt.date, occupancy: Sequence[RoomOccupancy],
-             nationality: str | None) -> list[int | None]:
+             nationality: str | None,
+             conversions: Sequence[Conversion | None] | None = None) -> list[int | None]:
     """For each (grid, offer rows) the lowest total of a sellable offer in millionths of the
-    plans' currency, or None when none is sellable. Every grid must cover the stay, have
-    `exact` set and one currency among the rows given (the caller's checks); the party is
-    already normalised with each grid's max_child_age."""
+    answer's currency, or None when none is sellable. Every grid must cover the stay and have
+    `exact` set (the caller's checks); the party is already normalised with each grid's
+    max_child_age. A grid whose offers are not all in the answer's currency comes with a
+    Conversion: its offers' totals are then converted night by night (quote_in_currency's
+    rule, in Decimal: only the offers otherwise sellable)."""
     n = (check_out - check_in).days
     counts = [len(rows) for _, rows in grids]
     if not sum(counts):
@@ -216,6 +219,8 @@ def cheapest(grids: Sequence[tuple[PropertyGrid, np.ndarray]], check_in: dt.date
                 & (arrival & FLAG_CTA == 0) & (flags[:, n] & FLAG_CTD == 0)
                 & (min_stay <= n) & (max_stay >= n))
     totals = np.where(sellable, night.sum(1), NEVER)
+    if conversions is not None and any(conversions):
+        _convert(totals, night, sellable, counts, grids, conversions)
 
     # Each hotel's minimum over its block of offers, in one call.
     sizes = np.array(counts)
@@ -223,6 +228,33 @@ def cheapest(grids: Sequence[tuple[PropertyGrid, np.ndarray]], check_in: dt.date
     best = iter(np.minimum.reduceat(totals, starts).tolist())
     return [None if not size else (None if (b := next(best)) == NEVER else b)
             for size in counts]
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """Into which currency a grid's offers are answered, and the multiplier of each currency
+    (FxTable.rate: the very figure quote_in_currency uses)."""
+    currency: str
+    rates: dict[str, Decimal]
+
+
+def _convert(totals, night, sellable, counts, grids, conversions) -> None:
+    at = 0
+    for count, (grid, rows), conversion in zip(counts, grids, conversions):
+        if conversion is not None:
+            for i in np.flatnonzero(sellable[at:at + count]):
+                offer = grid.offers[rows[i]]
+                if offer.currency == conversion.currency:
+                    continue
+                rate = conversion.rates[offer.currency]
+                # The night as round_money left it in the plan's currency (same digits, so the
+                # same Decimal arithmetic as the reference's).
+                unit = 10 ** (SCALE_DIGITS - offer.minor_units)
+                amounts = [Decimal(int(a) // unit).scaleb(-offer.minor_units)
+                           for a in night[at + i]]
+                total = convert_nights(amounts, rate, conversion.currency).total
+                totals[at + i] = int(total.scaleb(SCALE_DIGITS))
+        at += count
 
 
 def to_money(millionths: int, currency: str) -> Decimal:

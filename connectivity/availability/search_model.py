@@ -33,11 +33,12 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from connectivity.availability.feed_cursor import Position
 from connectivity.availability.grid import (
-    INEXACT, SCALE_DIGITS, Mapping, Offer, PropertyGrid, cheapest, pack_restrictions,
-    to_money)
+    INEXACT, SCALE_DIGITS, Conversion, Mapping, Offer, PropertyGrid, cheapest,
+    pack_restrictions, to_money)
 from connectivity.availability.stay import property_today
 from connectivity.pricing import OccupancyError, normalise_occupancy
-from connectivity.pricing.money import minor_units
+from connectivity.pricing.money import CurrencyNotSupported as NoFxRate
+from connectivity.pricing.money import FxTable, minor_units
 from connectivity.store.queries import queries
 from connectivity.telemetry import REGISTRY
 from connectivity.web.errors import ValidationFailed
@@ -64,17 +65,21 @@ REFRESHED = Gauge("pcs_search_model_refreshed_timestamp_seconds", "When the sear
                   registry=REGISTRY, multiprocess_mode="liveall")
 
 Rows = list[dict]
+UNCONVERTIBLE = Conversion("", {})  # a hotel with a mapped plan no FX rate converts
 Reference = Callable[[list[str]], Rows]
 
 
 class SearchModel:
     def __init__(self, reads, *, window_days: int = WINDOW_DAYS,
-                 background: bool = True, refresh_seconds: float = 0.0):
+                 background: bool = True, refresh_seconds: float = 0.0,
+                 clock: Callable[[], float] = time.monotonic):
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
         self._codes: dict[tuple[int, str, str], tuple[int, Mapping]] = {}
         self._positions: dict[int, Position] | None = None
+        # Changes applied while above their origin's horizon: (origin, id) -> xid.
+        self._ahead: dict[tuple[int, int], int] = {}
         self._lock = threading.Lock()
         self._wanted: queue.Queue = queue.Queue()
         self._background = background
@@ -82,6 +87,7 @@ class SearchModel:
         # A search within this long of the last catch-up answers without one (the freshness
         # bound it buys: this plus the feed's horizon wait).
         self._refresh_seconds = refresh_seconds
+        self._clock = clock
         self._refreshed = float("-inf")
         self._pruning_checked = float("-inf")
 
@@ -111,8 +117,7 @@ class SearchModel:
             mapping = held[1]
             if not mapping.active:
                 continue  # a paused hotel is not sold: unknown, as search.sql answers
-            if (not grid.exact or not grid.covers(check_in, check_out)
-                    or not mapping.currencies <= {target or grid.currency}):
+            if not grid.exact or not grid.covers(check_in, check_out):
                 rest.append(code)
                 continue
             fast.append((code, grid, mapping))
@@ -128,6 +133,31 @@ class SearchModel:
             for row in self._evaluate(fast, request, now, target):
                 found[row["hotel_code"]] = row
         return [found[c] for c in codes if c in found]
+
+    def _conversions(self, fast, target) -> list[Conversion | None]:
+        """Per hotel, None when its mapped plans are all in the answer's currency, else the
+        multipliers: read now (FX rates are never kept), as search.sql reads them."""
+        tables: dict[str, FxTable] = {}
+        out = []
+        for _, grid, mapping in fast:
+            currency = target or grid.currency
+            if mapping.currencies <= {currency}:
+                out.append(None)
+                continue
+            if currency not in tables:
+                with self._reads.connection() as conn:
+                    tables[currency] = FxTable.from_rows(
+                        (r["base"], r["quote"], r["rate"])
+                        for r in queries().availability.fx_rates_of(conn, currency=currency))
+            rates = {}
+            for source in mapping.currencies - {currency}:
+                try:
+                    rates[source] = tables[currency].rate(source, currency)
+                except NoFxRate:
+                    rates = None
+                    break
+            out.append(Conversion(currency, rates) if rates is not None else UNCONVERTIBLE)
+        return out
 
     def _evaluate(self, fast, request, now, target) -> Rows:
         check_in, check_out = request["check_in"], request["check_out"]
@@ -146,16 +176,21 @@ class SearchModel:
         today: dict[str, dt.date] = {}
         rows = []
         for occupancy, items in groups.items():
+            conversions = self._conversions(items, target)
+            # An unconvertible hotel makes search.py refuse the search: its total is not used.
             lowest = cheapest([(g, m.rows) for _, g, m in items], check_in, check_out,
-                              occupancy, request.get("nationality"))
-            for (code, grid, _), best in zip(items, lowest):
+                              occupancy, request.get("nationality"),
+                              [None if c is UNCONVERTIBLE else c for c in conversions])
+            for (code, grid, _), best, conversion in zip(items, lowest, conversions):
                 currency = target or grid.currency
+                if conversion is UNCONVERTIBLE:
+                    best = None
                 if grid.timezone not in today:
                     today[grid.timezone] = property_today(grid.timezone, now)
                 rows.append({
                     "hotel_code": code, "currency": currency, "timezone": grid.timezone,
                     "check_in_past": check_in < today[grid.timezone],
-                    "currency_unsupported": False,
+                    "currency_unsupported": conversion is UNCONVERTIBLE,
                     "lowest_total_amount": None if best is None else to_money(best, currency)})
         return rows
 
@@ -164,7 +199,7 @@ class SearchModel:
     def refresh(self) -> None:
         """Catch up with the change feed: replay onto the loaded grids every change below the
         horizons, then take the horizons as the position."""
-        if time.monotonic() - self._refreshed < self._refresh_seconds:
+        if self._clock() - self._refreshed < self._refresh_seconds:
             return
         with self._lock, self._reads.connection() as conn:
             self._catch_up(conn)
@@ -175,10 +210,10 @@ class SearchModel:
         if self._positions is None or self._pruned_past(conn):
             # First use, or changes lost to pruning: start empty from the horizons.
             self._drop_all()
-            self._positions = dict(horizons)
+            self._positions, self._ahead = dict(horizons), {}
         else:
             self._replay(conn, horizons)
-        self._refreshed = time.monotonic()
+        self._refreshed = self._clock()
         REFRESHED.set(time.time())
 
     def _pruned_past(self, conn) -> bool:
@@ -190,26 +225,35 @@ class SearchModel:
                    for m in queries().availability.feed_pruned(conn))
 
     def _replay(self, conn, horizons: dict[int, Position]) -> None:
-        if not horizons:
-            return
+        """Apply every committed change after the position. Below an origin's horizon a change
+        is final and the position moves past it; at or above it (a transaction older than it
+        still runs, anywhere on the node) it is applied now and remembered, so that it is not
+        applied again while it is read again, until the horizon passes it and nothing can
+        still appear before it."""
+        after = dict(self._positions)
         while True:
-            width = max([*self._positions, *horizons]) + 1
-            at = [self._positions.get(o, START) for o in range(width)]
+            width = max([*after, *horizons, 0]) + 1
+            at = [after.get(o, START) for o in range(width)]
             rows = queries().availability.model_changes(
                 conn, after_xids=[str(p.xid) for p in at],
                 after_ids=[p.change_id for p in at],
-                horizons=[str(horizons[o].xid) if o in horizons else None
-                          for o in range(width)],
-                low_xid=str(min(p.xid for p in at)),
-                high_xid=str(max(p.xid for p in horizons.values())), page_size=PAGE)
-            self._apply(conn, rows)
+                low_xid=str(min(p.xid for p in at)), page_size=PAGE)
+            self._apply(conn, [r for r in rows if (r["origin"], r["id"]) not in self._ahead])
             for row in rows:
-                self._positions[row["origin"]] = Position(int(row["xid"]), row["id"])
+                origin, xid = row["origin"], int(row["xid"])
+                after[origin] = Position(xid, row["id"])
+                horizon = horizons.get(origin)
+                if horizon is not None and xid < horizon.xid:
+                    self._positions[origin] = after[origin]
+                else:
+                    self._ahead[(origin, row["id"])] = xid
             if len(rows) < PAGE:
                 break
         for origin, horizon in horizons.items():
             self._positions[origin] = max(horizon, self._positions.get(origin, START),
                                           key=lambda p: (p.xid, p.change_id))
+        self._ahead = {key: xid for key, xid in self._ahead.items()
+                       if xid >= self._positions.get(key[0], START).xid}
 
     def _apply(self, conn, changes: Iterable[dict]) -> None:
         whole: set[int] = set()
@@ -442,5 +486,4 @@ def _mapping(row: dict, offers: list[Offer], offer_rows: dict) -> Mapping:
                     np.int64)
     rows = np.sort(rows)
     return Mapping(row["mapping_id"], row["partner_id"], row["environment"], row["hotel_code"],
-                   row["distribution_active"], rows,
-                   frozenset(offers[r].currency for r in rows))
+                   row["distribution_active"], rows, frozenset(row["plan_currencies"]))

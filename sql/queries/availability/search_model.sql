@@ -31,7 +31,11 @@ SELECT property_id, id AS room_type_id FROM room_types
 SELECT pp.id AS mapping_id, pp.property_id, pp.partner_id, pp.environment, pp.hotel_code,
        pp.distribution_active,
        ARRAY(SELECT room_type_id FROM partner_room_types WHERE mapping_id = pp.id) AS room_type_ids,
-       ARRAY(SELECT rate_plan_id FROM partner_rate_plans WHERE mapping_id = pp.id) AS rate_plan_ids
+       ARRAY(SELECT rate_plan_id FROM partner_rate_plans WHERE mapping_id = pp.id) AS rate_plan_ids,
+       -- search.sql refuses a currency that any mapped plan cannot be converted from
+       ARRAY(SELECT DISTINCT rp.currency FROM partner_rate_plans prp
+               JOIN rate_plans rp ON rp.id = prp.rate_plan_id
+              WHERE prp.mapping_id = pp.id) AS plan_currencies
   FROM partner_properties pp
  WHERE pp.property_id = ANY(:property_ids::bigint[]);
 
@@ -80,15 +84,15 @@ SELECT coalesce(string_agg(concat_ws(' ', room_type_id, date - :start::date,
  WHERE property_id = :property_id AND date BETWEEN :first_date::date AND :last_date::date
    AND (:room_type_ids::bigint[] IS NULL OR room_type_id = ANY(:room_type_ids::bigint[]));
 
--- name: model_changes(after_xids, after_ids, horizons, low_xid, high_xid, page_size)
--- What changed after the model's position and below each origin's horizon, in (xid, id)
--- order: the change feed's rule (change_feed.sql feed_page), for every partner.
+-- name: model_changes(after_xids, after_ids, low_xid, page_size)
+-- The changes after the given position of their origin, in (xid, id) order, every partner: also
+-- those at or above the horizon that have committed (the model re-reads what it may have
+-- missed until the horizon passes it; change_feed.sql feed_page serves only what is below it).
 SELECT c.id, c.origin, c.xid::text AS xid, c.property_id, c.room_type_id, c.rate_plan_id,
        c.from_date, c.to_date, c.kinds
   FROM change_log c
- WHERE c.xid >= :low_xid::text::xid8 AND c.xid < :high_xid::text::xid8
-   AND (c.xid, c.id) > ((:after_xids::text[])[c.origin + 1]::xid8,
-                        (:after_ids::bigint[])[c.origin + 1])
-   AND c.xid < (:horizons::text[])[c.origin + 1]::xid8
+ WHERE c.xid >= :low_xid::text::xid8
+   AND (c.xid, c.id) > (coalesce((:after_xids::text[])[c.origin + 1], '0')::xid8,
+                        coalesce((:after_ids::bigint[])[c.origin + 1], 0))
  ORDER BY c.xid, c.id
  LIMIT :page_size;
