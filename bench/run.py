@@ -30,7 +30,7 @@ from .generate import ensure_dataset, present_dataset
 from .load import drive, http_ops
 from .machine import code_version, describe
 from .scenarios import REGISTRY, TARGETS, Context, Scenario
-from . import ari, ari_stream, ari_visible, bookings, discovery  # noqa: F401,E402 - register their scenarios
+from . import ari, ari_stream, ari_visible, bookings, discovery, search_fresh  # noqa: F401,E402 - register their scenarios
 from .server import WebServer
 from .stack import Stack, distribute_bench_database, is_distributed, start_stack
 
