@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from connectivity.availability.grid import (
-    NONE, SCALE_DIGITS, Mapping, Offer, PropertyGrid, cheapest, pack_restrictions, to_money)
+    NONE, SCALE_DIGITS, Conversion, Mapping, Offer, PropertyGrid, cheapest, pack_restrictions, to_money)
 from connectivity.pricing import (NightInput, NightRates, NightRestrictions, RatePlanRules,
-                                  RoomOccupancy, evaluate_stay)
+                                  RoomOccupancy, evaluate_stay, quote_in_currency)
 
 START = dt.date(2030, 1, 1)
 DAYS = 10
@@ -82,8 +82,9 @@ def _restrictions(packed: int) -> NightRestrictions:
                              bool(packed & 2), bool(packed & 4))
 
 
-def reference(grid: PropertyGrid, check_in, check_out, occupancy, nationality):
-    """The cheapest sellable total by evaluate_stay, offer by offer."""
+def reference(grid: PropertyGrid, check_in, check_out, occupancy, nationality, target,
+              multipliers):
+    """The cheapest sellable total by evaluate_stay and quote_in_currency, offer by offer."""
     d0, n = (check_in - grid.start).days, (check_out - check_in).days
     totals = []
     for row, offer in enumerate(grid.offers):
@@ -104,7 +105,7 @@ def reference(grid: PropertyGrid, check_in, check_out, occupancy, nationality):
             room_type_max_occupancy=offer.max_occupancy, nationality=nationality,
             currency=offer.currency, departure_restrictions=_merge(grid, row, rt, d0 + n))
         if quote.sellable:
-            totals.append(quote.total)
+            totals.append(quote_in_currency(quote, multipliers[offer.currency], target).total)
     return min(totals, default=None)
 
 
@@ -114,25 +115,35 @@ def _merge(grid, row, rt, day):
                      _restrictions(int(grid.plan_flags[row, day])))
 
 
+fx_rates = st.one_of(
+    # an operator's rate (numeric(20, 10)) or an inverse one (16 places, FxTable.rate)
+    st.integers(1, 5 * 10**10).map(lambda n: Decimal(n).scaleb(-10)),
+    st.integers(1, 5 * 10**16).map(lambda n: Decimal(n).scaleb(-16)))
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grid=grids(), first=st.integers(0, DAYS - 2), data=st.data(),
-       party=parties, nationality=st.sampled_from(NATIONALITIES))
-def test_cheapest_equals_evaluate_stay(grid, first, data, party, nationality):
+       party=parties, nationality=st.sampled_from(NATIONALITIES),
+       target=st.sampled_from(sorted(CURRENCIES)), rates=st.lists(fx_rates, min_size=3,
+                                                                   max_size=3))
+def test_cheapest_equals_evaluate_stay(grid, first, data, party, nationality, target, rates):
+    """Offers in the answer's currency as they are; in another, converted night by night with
+    the multiplier FxTable gives (a random one here), as rates shows them."""
     nights = data.draw(st.integers(1, DAYS - 1 - first))
     check_in = START + dt.timedelta(days=first)
     check_out = check_in + dt.timedelta(days=nights)
     occupancy = [RoomOccupancy(a, (None,) * c) for a, c in party]
-    # One currency per search on the fast path: the offers of the grid's first currency.
-    rows = np.array([r for r, o in enumerate(grid.offers) if o.currency == grid.currency])
-    one_currency = PropertyGrid(
-        grid.property_id, grid.timezone, grid.currency, grid.max_child_age, grid.start,
-        tuple(grid.offers[r] for r in rows), grid.room_type_ids, grid.offer_room_type[rows],
-        grid.money[rows], grid.plan_flags[rows], grid.room_flags, grid.available, True)
-    [fast] = cheapest([(one_currency, np.arange(len(rows)))], check_in, check_out, occupancy,
-                      nationality)
-    expected = reference(one_currency, check_in, check_out, occupancy, nationality)
+    multipliers = {c: (Decimal(1) if c == target else rate)
+                   for c, rate in zip(sorted(CURRENCIES), rates)}
+    conversion = (None if {o.currency for o in grid.offers} == {target}
+                  else Conversion(target, multipliers))
+    [fast] = cheapest([(grid, np.arange(len(grid.offers)))], check_in, check_out, occupancy,
+                      nationality, [conversion])
+    expected = reference(grid, check_in, check_out, occupancy, nationality, target,
+                         multipliers)
     event("sellable" if expected is not None else "nothing sellable")
-    assert (None if fast is None else to_money(fast, grid.currency)) == expected
+    event("converted" if conversion else "one currency")
+    assert (None if fast is None else to_money(fast, target)) == expected
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
