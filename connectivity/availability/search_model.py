@@ -207,6 +207,13 @@ class SearchModel:
     def _catch_up(self, conn) -> None:
         q = queries().availability
         horizons = {o["origin"]: Position(int(o["horizon"]), 0) for o in q.feed_horizons(conn)}
+        if self._positions is not None and any(
+                h.xid < self._positions.get(o, START).xid for o, h in horizons.items()):
+            # A snapshot behind what the model holds: a replica that lags (the reads went back
+            # to it), and the model already holds newer. Nothing to do until it catches up.
+            # (A database restored to an earlier point looks alike: web processes are
+            # restarted after a restore, docs/operations.md 5.6.)
+            return
         if self._positions is None or self._pruned_past(conn):
             # First use, or changes lost to pruning: start empty from the horizons.
             self._drop_all()
