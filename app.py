@@ -100,7 +100,8 @@ def create_app(settings: Settings | None = None) -> Flask:
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
         search_model=SearchModel(
             reads, background=settings.search_model_loading == "background",
-            refresh_seconds=settings.search_model_refresh_seconds)
+            refresh_seconds=settings.search_model_refresh_seconds,
+            max_properties=settings.search_model_max_properties)
         if settings.search_read_model else None)
     if built.search_model and settings.search_model_preload:
         built.search_model.preload()

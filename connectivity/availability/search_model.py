@@ -46,7 +46,8 @@ from connectivity.web.errors import ValidationFailed
 log = logging.getLogger(__name__)
 
 WINDOW_DAYS = 400          # loaded from yesterday on: stays booked up to ~13 months ahead
-LOAD_BATCH = 8             # properties loaded per hold of the lock
+LOAD_BATCH = 4             # properties loaded per hold of the lock (searches skip their
+                           # catch-up meanwhile: a short hold keeps them fresh)
 PAGE = 2000                # changes read per query while catching up
 START = Position(0, 0)
 
@@ -72,7 +73,7 @@ Reference = Callable[[list[str]], Rows]
 class SearchModel:
     def __init__(self, reads, *, window_days: int = WINDOW_DAYS,
                  background: bool = True, refresh_seconds: float = 0.0,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, max_properties: int = 0):
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
@@ -88,6 +89,8 @@ class SearchModel:
         # bound it buys: this plus the feed's horizon wait).
         self._refresh_seconds = refresh_seconds
         self._clock = clock
+        # At most this many properties held (0: no bound); the rest are searched by search.sql.
+        self._max_properties = max_properties
         self._refreshed = float("-inf")
         self._pruning_checked = float("-inf")
 
@@ -201,8 +204,15 @@ class SearchModel:
         horizons, then take the horizons as the position."""
         if self._clock() - self._refreshed < self._refresh_seconds:
             return
-        with self._lock, self._reads.connection() as conn:
-            self._catch_up(conn)
+        if self._refresh_seconds and not self._lock.acquire(blocking=False):
+            return  # another thread is catching up (or loading): this search does not wait
+        if not self._refresh_seconds:
+            self._lock.acquire()  # every search reads its own writes: wait for the catch-up
+        try:
+            with self._reads.connection() as conn:
+                self._catch_up(conn)
+        finally:
+            self._lock.release()
 
     def _catch_up(self, conn) -> None:
         q = queries().availability
@@ -366,6 +376,8 @@ class SearchModel:
                                                        environment=environment,
                                                        hotel_codes=list(codes)))
             missing = sorted(ids - set(self._grids))
+            if self._max_properties:
+                missing = missing[:max(0, self._max_properties - len(self._grids))]
             for at in range(0, len(missing), LOAD_BATCH):
                 with self._lock, self._reads.connection() as conn:
                     self._catch_up(conn)

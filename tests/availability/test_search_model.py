@@ -107,3 +107,15 @@ def _caller(db):
         partner_id, environment = row["partner_id"], row["environment"]
     values = {f.name: None for f in dataclasses.fields(Caller)}
     return Caller(**{**values, "partner_id": partner_id, "environment": environment})
+
+
+def test_a_bounded_model_holds_no_more_and_the_statement_answers_the_rest(app, lisbon_ari, db):
+    bounded = SearchModel(services_of(app).reads, background=False, max_properties=1)
+    caller = _caller(db)
+    request = {"hotel_codes": ["ACME-LIS", "ACME-OPO"], "check_in": day(0),
+               "check_out": day(2), "rooms": 1, "occupancy": [{"adults": 2}]}
+    now = dt.datetime.now(dt.timezone.utc)
+    answer = search(services_of(app).reads, caller, request, now, bounded)
+    assert bounded.held() == 1
+    assert answer == search(services_of(app).reads, caller, request, now, None)
+    assert [h["hotel_code"] for h in answer["hotels"]] == ["ACME-LIS", "ACME-OPO"]
