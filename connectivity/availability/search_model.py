@@ -285,37 +285,51 @@ class SearchModel:
                 days.setdefault(pid, []).append(change)
         if whole:
             self._load(conn, sorted(whole))
+        spans = {}
         for pid, changed in days.items():
-            if pid not in whole:
-                self._reload_days(conn, self._grids[pid], changed)
+            grid = self._grids.get(pid)
+            if pid in whole or grid is None:
+                continue
+            first = max(min(c["from_date"] for c in changed), grid.start)
+            last = min(max(c["to_date"] for c in changed),
+                       grid.start + dt.timedelta(days=grid.days - 1))
+            if first <= last:
+                spans[pid] = (first, last)
+        if spans:
+            self._reload_days(conn, spans)
 
-    def _reload_days(self, conn, grid: PropertyGrid, changes: list[dict]) -> None:
-        first = max(min(c["from_date"] for c in changes), grid.start)
-        last = min(max(c["to_date"] for c in changes),
-                   grid.start + dt.timedelta(days=grid.days - 1))
-        if first > last:
-            return
-        room_types = sorted({c["room_type_id"] for c in changes})
-        money, plan_flags = grid.money.copy(), grid.plan_flags.copy()
-        room_flags, available = grid.room_flags.copy(), grid.available.copy()
-        rows = np.isin(grid.offer_room_type, [grid.room_type_ids.index(r) for r in room_types
-                                              if r in grid.room_type_ids])
-        rts = np.isin(np.arange(len(grid.room_type_ids)),
-                      [grid.room_type_ids.index(r) for r in room_types
-                       if r in grid.room_type_ids])
-        span = slice((first - grid.start).days, (last - grid.start).days + 1)
-        # A day without a row is a day with nothing sent: cleared, then filled from the rows.
-        money[rows, span] = -1
-        plan_flags[rows, span] = 0
-        room_flags[rts, span] = 0
-        available[rts, span] = 0
-        exact = self._fill(conn, grid.property_id, grid.start, first, last, room_types,
-                           grid.offers, grid.room_type_ids, money, plan_flags, room_flags,
-                           available)
-        self._put(PropertyGrid(
-            grid.property_id, grid.timezone, grid.currency, grid.max_child_age, grid.start,
-            grid.offers, grid.room_type_ids, grid.offer_room_type, money, plan_flags, room_flags,
-            available, grid.exact and exact, grid.mappings))
+    def _reload_days(self, conn, spans: dict[int, tuple[dt.date, dt.date]]) -> None:
+        """The changed days of loaded properties, read in one statement per day table: every
+        room type and plan of each property between its two dates (a day without a row is a
+        day with nothing sent: cleared, then filled from the rows)."""
+        rp, rt = self._days(conn, {pid: (self._grids[pid].start, *span)
+                                   for pid, span in spans.items()})
+        for pid, (first, last) in spans.items():
+            grid = self._grids[pid]
+            money, plan_flags = grid.money.copy(), grid.plan_flags.copy()
+            room_flags, available = grid.room_flags.copy(), grid.available.copy()
+            span = slice((first - grid.start).days, (last - grid.start).days + 1)
+            money[:, span] = -1
+            plan_flags[:, span] = 0
+            room_flags[:, span] = 0
+            available[:, span] = 0
+            exact = _fill(rp.get(pid, ""), rt.get(pid, ""), grid.offers, grid.room_type_ids,
+                          money, plan_flags, room_flags, available)
+            self._put(PropertyGrid(
+                grid.property_id, grid.timezone, grid.currency, grid.max_child_age,
+                grid.start, grid.offers, grid.room_type_ids, grid.offer_room_type, money,
+                plan_flags, room_flags, available, grid.exact and exact, grid.mappings))
+
+    @staticmethod
+    def _days(conn, windows: dict[int, tuple[dt.date, dt.date, dt.date]]):
+        """{property: text} of each day table for {property: (start, first, last)}."""
+        ids = list(windows)
+        params = {"property_ids": ids, "starts": [windows[p][0] for p in ids],
+                  "first_dates": [windows[p][1] for p in ids],
+                  "last_dates": [windows[p][2] for p in ids]}
+        q = queries().availability
+        return ({r["property_id"]: r["days"] for r in q.model_rate_plan_days(conn, **params)},
+                {r["property_id"]: r["days"] for r in q.model_room_type_days(conn, **params)})
 
     # --- loading --------------------------------------------------------------------------
 
@@ -404,6 +418,7 @@ class SearchModel:
         mappings: dict[int, list[dict]] = {}
         for row in q.model_mappings(conn, property_ids=property_ids):
             mappings.setdefault(row["property_id"], []).append(row)
+        rp_days, rt_days = self._days(conn, {pid: (start, start, last) for pid in property_ids})
         found = set()
         for prop in q.model_properties(conn, property_ids=property_ids):
             pid = prop["property_id"]
@@ -415,8 +430,8 @@ class SearchModel:
             plan_flags = np.zeros(shape, np.int32)
             room_flags = np.zeros((len(rts), self._window), np.int32)
             available = np.zeros((len(rts), self._window), np.int32)
-            exact = self._fill(conn, pid, start, start, last, None, tuple(made), rts, money,
-                               plan_flags, room_flags, available)
+            exact = _fill(rp_days.get(pid, ""), rt_days.get(pid, ""), tuple(made), rts, money,
+                          plan_flags, room_flags, available)
             offer_rows = {(o.room_type_id, o.rate_plan_id): i for i, o in enumerate(made)}
             self._put(PropertyGrid(
                 pid, prop["timezone"], prop["currency"], prop["max_child_age"], start,
@@ -427,33 +442,6 @@ class SearchModel:
         for pid in set(property_ids) - found:
             self._drop(pid)
         LOADS.observe(time.perf_counter() - began)
-
-    def _fill(self, conn, pid, start, first, last, room_types, offers, room_type_ids, money,
-              plan_flags, room_flags, available) -> bool:
-        """Write the day rows between two dates into the arrays; False when a value does not
-        fit the integer layout."""
-        q = queries().availability
-        window = {"property_id": pid, "start": start, "first_date": first, "last_date": last,
-                  "room_type_ids": room_types}
-        rp = _numbers(q.model_rate_plan_days(conn, **window), 12)
-        rt = _numbers(q.model_room_type_days(conn, **window), 8)
-        exact = not (rp[:, 3:7] == INEXACT).any()
-        if len(rp) and offers:
-            keys = np.array([o.room_type_id << 32 | o.rate_plan_id for o in offers], np.int64)
-            order = np.argsort(keys)
-            row_keys = rp[:, 0] << 32 | rp[:, 1]
-            at = np.searchsorted(keys, row_keys, sorter=order).clip(0, len(keys) - 1)
-            hit = keys[order[at]] == row_keys  # days of a pair no plan sells are not offers
-            rows, day = order[at[hit]], rp[hit, 2]
-            money[rows, day] = rp[hit, 3:7]
-            plan_flags[rows, day] = pack_restrictions(*rp[hit, 7:12].T)
-        if len(rt) and room_type_ids:
-            ids = np.array(room_type_ids, np.int64)
-            at = np.searchsorted(ids, rt[:, 0]).clip(0, len(ids) - 1)
-            hit = ids[at] == rt[:, 0]
-            available[at[hit], rt[hit, 1]] = rt[hit, 2]
-            room_flags[at[hit], rt[hit, 1]] = pack_restrictions(*rt[hit, 3:8].T)
-        return bool(exact)
 
     def _put(self, grid: PropertyGrid) -> None:
         self._drop(grid.property_id)
@@ -484,6 +472,30 @@ class SearchModel:
 
     def held(self) -> int:
         return len(self._grids)
+
+
+def _fill(rp_text: str, rt_text: str, offers, room_type_ids, money, plan_flags, room_flags,
+          available) -> bool:
+    """Write a property's day rows (model_rate_plan_days, model_room_type_days) into its
+    arrays; False when a value does not fit the integer layout."""
+    rp, rt = _numbers(rp_text, 12), _numbers(rt_text, 8)
+    exact = not (rp[:, 3:7] == INEXACT).any()
+    if len(rp) and offers:
+        keys = np.array([o.room_type_id << 32 | o.rate_plan_id for o in offers], np.int64)
+        order = np.argsort(keys)
+        row_keys = rp[:, 0] << 32 | rp[:, 1]
+        at = np.searchsorted(keys, row_keys, sorter=order).clip(0, len(keys) - 1)
+        hit = keys[order[at]] == row_keys  # days of a pair no plan sells are not offers
+        rows, day = order[at[hit]], rp[hit, 2]
+        money[rows, day] = rp[hit, 3:7]
+        plan_flags[rows, day] = pack_restrictions(*rp[hit, 7:12].T)
+    if len(rt) and room_type_ids:
+        ids = np.array(room_type_ids, np.int64)
+        at = np.searchsorted(ids, rt[:, 0]).clip(0, len(ids) - 1)
+        hit = ids[at] == rt[:, 0]
+        available[at[hit], rt[hit, 1]] = rt[hit, 2]
+        room_flags[at[hit], rt[hit, 1]] = pack_restrictions(*rt[hit, 3:8].T)
+    return bool(exact)
 
 
 def _numbers(text: str, width: int) -> np.ndarray:

@@ -49,40 +49,44 @@ SELECT property_id FROM partner_properties
 -- Every property, for a model told to load them all (SEARCH_MODEL_PRELOAD).
 SELECT id AS property_id FROM properties ORDER BY id;
 
--- name: model_rate_plan_days(property_id, start, first_date, last_date, room_type_ids)$
--- The property's rate-plan days between two dates (of the given room types, all when NULL), as
--- one text of whole numbers, 12 per row: room type, rate plan, day (from :start), rate,
--- single_rate, extra_adult_rate, extra_child_rate, closed, min_stay, max_stay, CTA, CTD.
--- One value to parse with numpy, not 12 Python objects a row.
-SELECT coalesce(string_agg(concat_ws(' ', room_type_id, rate_plan_id, date - :start::date,
-           CASE WHEN rate IS NULL THEN -1 WHEN rate < 1e9 AND scale(trim_scale(rate)) <= 6
-                THEN (rate * 1000000)::bigint ELSE -2 END,
-           CASE WHEN single_rate IS NULL THEN -1
-                WHEN single_rate < 1e9 AND scale(trim_scale(single_rate)) <= 6
-                THEN (single_rate * 1000000)::bigint ELSE -2 END,
-           CASE WHEN extra_adult_rate IS NULL THEN -1
-                WHEN extra_adult_rate < 1e9 AND scale(trim_scale(extra_adult_rate)) <= 6
-                THEN (extra_adult_rate * 1000000)::bigint ELSE -2 END,
-           CASE WHEN extra_child_rate IS NULL THEN -1
-                WHEN extra_child_rate < 1e9 AND scale(trim_scale(extra_child_rate)) <= 6
-                THEN (extra_child_rate * 1000000)::bigint ELSE -2 END,
-           coalesce(closed, false)::int, coalesce(min_stay, 0), coalesce(max_stay, 0),
-           coalesce(closed_to_arrival, false)::int, coalesce(closed_to_departure, false)::int),
-       ' '), '')
-  FROM rate_plan_days
- WHERE property_id = :property_id AND date BETWEEN :first_date::date AND :last_date::date
-   AND (:room_type_ids::bigint[] IS NULL OR room_type_id = ANY(:room_type_ids::bigint[]));
+-- name: model_rate_plan_days(property_ids, starts, first_dates, last_dates)
+-- Each property's rate-plan days between its two dates, as one text of whole numbers a
+-- property, 12 per row: room type, rate plan, day (from its start), rate, single_rate,
+-- extra_adult_rate, extra_child_rate, closed, min_stay, max_stay, CTA, CTD. One value to parse
+-- with numpy, not 12 Python objects a row; one statement for every property a catch-up reloads.
+SELECT w.property_id, string_agg(concat_ws(' ', d.room_type_id, d.rate_plan_id, d.date - w.start,
+           CASE WHEN d.rate IS NULL THEN -1 WHEN d.rate < 1e9 AND scale(trim_scale(d.rate)) <= 6
+                THEN (d.rate * 1000000)::bigint ELSE -2 END,
+           CASE WHEN d.single_rate IS NULL THEN -1
+                WHEN d.single_rate < 1e9 AND scale(trim_scale(d.single_rate)) <= 6
+                THEN (d.single_rate * 1000000)::bigint ELSE -2 END,
+           CASE WHEN d.extra_adult_rate IS NULL THEN -1
+                WHEN d.extra_adult_rate < 1e9 AND scale(trim_scale(d.extra_adult_rate)) <= 6
+                THEN (d.extra_adult_rate * 1000000)::bigint ELSE -2 END,
+           CASE WHEN d.extra_child_rate IS NULL THEN -1
+                WHEN d.extra_child_rate < 1e9 AND scale(trim_scale(d.extra_child_rate)) <= 6
+                THEN (d.extra_child_rate * 1000000)::bigint ELSE -2 END,
+           coalesce(d.closed, false)::int, coalesce(d.min_stay, 0), coalesce(d.max_stay, 0),
+           coalesce(d.closed_to_arrival, false)::int,
+           coalesce(d.closed_to_departure, false)::int), ' ') AS days
+  FROM unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
+              :last_dates::date[]) AS w(property_id, start, first_date, last_date)
+  JOIN rate_plan_days d
+    ON d.property_id = w.property_id AND d.date BETWEEN w.first_date AND w.last_date
+ GROUP BY w.property_id;
 
--- name: model_room_type_days(property_id, start, first_date, last_date, room_type_ids)$
+-- name: model_room_type_days(property_ids, starts, first_dates, last_dates)
 -- The same for room-type days, 8 per row: room type, day, available (0 when never sent),
 -- closed, min_stay, max_stay, CTA, CTD.
-SELECT coalesce(string_agg(concat_ws(' ', room_type_id, date - :start::date,
-           coalesce(available, 0), coalesce(closed, false)::int, coalesce(min_stay, 0),
-           coalesce(max_stay, 0), coalesce(closed_to_arrival, false)::int,
-           coalesce(closed_to_departure, false)::int), ' '), '')
-  FROM room_type_days
- WHERE property_id = :property_id AND date BETWEEN :first_date::date AND :last_date::date
-   AND (:room_type_ids::bigint[] IS NULL OR room_type_id = ANY(:room_type_ids::bigint[]));
+SELECT w.property_id, string_agg(concat_ws(' ', d.room_type_id, d.date - w.start,
+           coalesce(d.available, 0), coalesce(d.closed, false)::int, coalesce(d.min_stay, 0),
+           coalesce(d.max_stay, 0), coalesce(d.closed_to_arrival, false)::int,
+           coalesce(d.closed_to_departure, false)::int), ' ') AS days
+  FROM unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
+              :last_dates::date[]) AS w(property_id, start, first_date, last_date)
+  JOIN room_type_days d
+    ON d.property_id = w.property_id AND d.date BETWEEN w.first_date AND w.last_date
+ GROUP BY w.property_id;
 
 -- name: model_changes(after_xids, after_ids, low_xid, page_size)
 -- The changes after the given position of their origin, in (xid, id) order, every partner: also
