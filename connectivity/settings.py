@@ -78,7 +78,7 @@ class Settings:
     search_model_loading: str = "background"
     # A search within this many seconds of the model's last catch-up with the change feed skips
     # it (0: every search catches up first, reading its own writes).
-    search_model_refresh_seconds: float = 0.5
+    search_model_refresh_seconds: float = 0.25
     # Load every property into the model when the process starts, rather than as searched.
     search_model_preload: bool = False
     # The most properties one web process's model holds (0: no bound), about 0.46 MiB each.
@@ -128,7 +128,7 @@ class Settings:
                 search_read_model=env.get("SEARCH_READ_MODEL", "on").lower()
                 not in ("off", "0", "false", "no"),
                 search_model_loading=env.get("SEARCH_MODEL_LOADING", "background"),
-                search_model_refresh_seconds=float(env.get("SEARCH_MODEL_REFRESH_SECONDS", 0.5)),
+                search_model_refresh_seconds=float(env.get("SEARCH_MODEL_REFRESH_SECONDS", 0.25)),
                 search_model_preload=env.get("SEARCH_MODEL_PRELOAD", "off").lower()
                 in ("on", "1", "true", "yes"),
                 search_model_max_properties=int(env.get("SEARCH_MODEL_MAX_PROPERTIES", 0)),
