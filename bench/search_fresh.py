@@ -23,7 +23,9 @@ from .discovery import wait_for_search_model
 from .scenarios import API, Context, direct_scenario
 
 STREAM_PER_SECOND = 50
-FAR_DAYS = 200  # past the stays of `search` and `rates`, inside the generated year
+# Past the stays of `search` and `rates` (days 1-75), inside the generated year: the scenario
+# leaves the days those read, and so the answers' digest, as generated.
+FAR_DAYS = 200
 
 
 @direct_scenario("search-freshness", "a night closed or opened, committed, then searched for "
@@ -88,5 +90,5 @@ def _ari_stream(ctx: Context, stop: threading.Event) -> None:
                 "UPDATE rate_plan_days SET rate = CASE WHEN rate IS NULL THEN NULL "
                 "WHEN mod(rate * 100, 2) = 0 THEN rate + 0.01 ELSE rate - 0.01 END "
                 "WHERE property_id = %s AND date = %s",
-                (rng.choice(ids), ctx.stay_date(rng.randrange(1, 60))))
+                (rng.choice(ids), ctx.stay_date(FAR_DAYS + 40 + rng.randrange(30))))
             time.sleep(max(0.0, 1 / STREAM_PER_SECOND - (time.monotonic() - began)))
