@@ -146,7 +146,7 @@ def test_cheapest_equals_evaluate_stay(grid, first, data, party, nationality, ta
     assert (None if fast is None else to_money(fast, target)) == expected
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(made=st.lists(grids(), min_size=2, max_size=5))
 def test_several_hotels_in_one_evaluation_keep_their_own_answers(made):
     """Hotels evaluated together answer as each alone (the per-hotel minimum of one array)."""
