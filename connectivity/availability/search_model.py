@@ -2,22 +2,24 @@
 web process and kept current by the change feed's log, so that a search of 200 hotels reads
 no day row from PostgreSQL.
 
-Freshness: before answering, a search reads the changes after the model's position and below
-each origin's horizon (the feed's own rule: no change can appear later behind it) and reloads
-what they name: a hotel's changed days, or the whole hotel for a catalogue (`content`) or pause
-(`distribution`) change. A search thus sees every change the feed would serve at that moment:
-a committed ARI apply, booking, cancellation, pushed reservation or pause, unless a transaction
-older than it still runs (the feed's horizon; docs/operations.md 3.3). Loads and change
-replays run one at a time under one lock, a change read before a load being reflected in it
-(the load's snapshot is later), one read after it being replayed onto it.
+Freshness: a search first catches up (at most every `refresh_seconds`; a search that finds
+another thread catching up or loading does not wait for it): it reads the changes after the
+model's position and reloads what they name, a hotel's changed days, or the whole hotel for a
+catalogue (`content`) or pause (`distribution`) change. Every committed ARI apply, booking,
+cancellation, pushed reservation, pause and catalogue load writes such a row in its own
+transaction. Unlike the feed, which serves only what lies below each origin's horizon, the
+model applies a change as soon as it has committed and reads it again, without applying it,
+until the horizon passes it: a long transaction anywhere on the node holds the feed back, not
+search. Loads and catch-ups run one at a time under one lock, so a change read before a load is
+reflected in it (the load's snapshot is later) and one read after it is replayed onto it.
 
-Exactness: anything the model does not hold exactly, or at all, goes to the reference
-statement (search.sql) for those hotels only: a hotel not loaded yet (loaded in the background
-for the next searches), a stay outside the loaded days, a price the integer layout cannot hold,
-a conversion between currencies (FX rates are read per search by the statement, never kept).
+Exactness: what the model does not hold exactly, or at all, goes to the reference statement
+(search.sql) for those hotels only: a hotel not loaded yet (loaded in the background for the
+next searches), a stay outside the loaded days, a price the integer layout cannot hold. FX
+rates are never kept: a search that converts reads them.
 
 Metrics (GET /metrics): hotels answered by the model and by the statement (the hit rate), the
-properties and bytes held, the load time, and the age of the last refresh (staleness)."""
+properties and bytes held, the load time, and when it last caught up (staleness)."""
 
 from __future__ import annotations
 
@@ -62,7 +64,7 @@ LOADS = Histogram("pcs_search_model_load_seconds", "Time to load a batch of prop
                   "the search model (its rebuild time).", registry=REGISTRY,
                   buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
 REFRESHED = Gauge("pcs_search_model_refreshed_timestamp_seconds", "When the search model last "
-                  "caught up with the change feed (staleness: now minus this).",
+                  "caught up with the change log (staleness: now minus this).",
                   registry=REGISTRY, multiprocess_mode="liveall")
 
 Rows = list[dict]
@@ -85,8 +87,8 @@ class SearchModel:
         self._wanted: queue.Queue = queue.Queue()
         self._background = background
         self._loader: threading.Thread | None = None
-        # A search within this long of the last catch-up answers without one (the freshness
-        # bound it buys: this plus the feed's horizon wait).
+        # A search within this long of the last catch-up answers without one: staleness is at
+        # most this plus one catch-up.
         self._refresh_seconds = refresh_seconds
         self._clock = clock
         # At most this many properties held (0: no bound); the rest are searched by search.sql.
