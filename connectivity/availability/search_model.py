@@ -329,9 +329,10 @@ class SearchModel:
         params = {"property_ids": ids, "starts": [windows[p][0] for p in ids],
                   "first_dates": [windows[p][1] for p in ids],
                   "last_dates": [windows[p][2] for p in ids]}
-        q = queries().availability
-        return ({r["property_id"]: r["days"] for r in q.model_rate_plan_days(conn, **params)},
-                {r["property_id"]: r["days"] for r in q.model_room_type_days(conn, **params)})
+        days: dict[str, dict[int, str]] = {"plan": {}, "room": {}}
+        for row in queries().availability.model_days(conn, **params):
+            days[row["days_of"]][row["property_id"]] = row["days"]
+        return days["plan"], days["room"]
 
     # --- loading --------------------------------------------------------------------------
 
@@ -478,8 +479,8 @@ class SearchModel:
 
 def _fill(rp_text: str, rt_text: str, offers, room_type_ids, money, plan_flags, room_flags,
           available) -> bool:
-    """Write a property's day rows (model_rate_plan_days, model_room_type_days) into its
-    arrays; False when a value does not fit the integer layout."""
+    """Write a property's day rows (model_days) into its arrays; False when a value does not
+    fit the integer layout."""
     rp, rt = _numbers(rp_text, 12), _numbers(rt_text, 8)
     exact = not (rp[:, 3:7] == INEXACT).any()
     if len(rp) and offers:

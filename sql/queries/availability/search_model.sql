@@ -49,12 +49,20 @@ SELECT property_id FROM partner_properties
 -- Every property, for a model told to load them all (SEARCH_MODEL_PRELOAD).
 SELECT id AS property_id FROM properties ORDER BY id;
 
--- name: model_rate_plan_days(property_ids, starts, first_dates, last_dates)
--- Each property's rate-plan days between its two dates, as one text of whole numbers a
--- property, 12 per row: room type, rate plan, day (from its start), rate, single_rate,
--- extra_adult_rate, extra_child_rate, closed, min_stay, max_stay, CTA, CTD. One value to parse
--- with numpy, not 12 Python objects a row; one statement for every property a catch-up reloads.
-SELECT w.property_id, string_agg(concat_ws(' ', d.room_type_id, d.rate_plan_id, d.date - w.start,
+-- name: model_days(property_ids, starts, first_dates, last_dates)
+-- Each property's days between its two dates, one row per property and day table (`days_of`:
+-- plan, room), its rows as one text of whole numbers: one value to parse with numpy, not a
+-- dozen Python objects a row, and one statement for every property a load or a catch-up reads.
+--   plan, 12 a row: room type, rate plan, day (from the property's start), rate, single_rate,
+--         extra_adult_rate, extra_child_rate, closed, min_stay, max_stay, CTA, CTD
+--   room, 8 a row: room type, day, available (0 when never sent), closed, min_stay, max_stay,
+--         CTA, CTD
+WITH w AS (
+    SELECT * FROM unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
+                         :last_dates::date[]) AS w(property_id, start, first_date, last_date)
+)
+SELECT 'plan' AS days_of, w.property_id,
+       string_agg(concat_ws(' ', d.room_type_id, d.rate_plan_id, d.date - w.start,
            CASE WHEN d.rate IS NULL THEN -1 WHEN d.rate < 1e9 AND scale(trim_scale(d.rate)) <= 6
                 THEN (d.rate * 1000000)::bigint ELSE -2 END,
            CASE WHEN d.single_rate IS NULL THEN -1
@@ -69,22 +77,16 @@ SELECT w.property_id, string_agg(concat_ws(' ', d.room_type_id, d.rate_plan_id, 
            coalesce(d.closed, false)::int, coalesce(d.min_stay, 0), coalesce(d.max_stay, 0),
            coalesce(d.closed_to_arrival, false)::int,
            coalesce(d.closed_to_departure, false)::int), ' ') AS days
-  FROM unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
-              :last_dates::date[]) AS w(property_id, start, first_date, last_date)
-  JOIN rate_plan_days d
+  FROM w JOIN rate_plan_days d
     ON d.property_id = w.property_id AND d.date BETWEEN w.first_date AND w.last_date
- GROUP BY w.property_id;
-
--- name: model_room_type_days(property_ids, starts, first_dates, last_dates)
--- The same for room-type days, 8 per row: room type, day, available (0 when never sent),
--- closed, min_stay, max_stay, CTA, CTD.
-SELECT w.property_id, string_agg(concat_ws(' ', d.room_type_id, d.date - w.start,
-           coalesce(d.available, 0), coalesce(d.closed, false)::int, coalesce(d.min_stay, 0),
-           coalesce(d.max_stay, 0), coalesce(d.closed_to_arrival, false)::int,
-           coalesce(d.closed_to_departure, false)::int), ' ') AS days
-  FROM unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
-              :last_dates::date[]) AS w(property_id, start, first_date, last_date)
-  JOIN room_type_days d
+ GROUP BY w.property_id
+UNION ALL
+SELECT 'room', w.property_id,
+       string_agg(concat_ws(' ', d.room_type_id, d.date - w.start, coalesce(d.available, 0),
+           coalesce(d.closed, false)::int, coalesce(d.min_stay, 0), coalesce(d.max_stay, 0),
+           coalesce(d.closed_to_arrival, false)::int,
+           coalesce(d.closed_to_departure, false)::int), ' ')
+  FROM w JOIN room_type_days d
     ON d.property_id = w.property_id AND d.date BETWEEN w.first_date AND w.last_date
  GROUP BY w.property_id;
 
