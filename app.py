@@ -14,6 +14,7 @@ from connectivity.auth.access import guard_request, policy_of
 from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
+from connectivity.availability.search_model import SearchModel
 from connectivity.availability.routes import blp as availability_blp
 from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens
@@ -104,7 +105,14 @@ def create_app(settings: Settings | None = None) -> Flask:
         event_cursors=EventCursors(settings.secret_keys),
         booking_cursors=ListCursors(settings.secret_keys),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
-        vault=SigningVault(settings.secret_key, settings.secret_key_previous))
+        vault=SigningVault(settings.secret_key, settings.secret_key_previous),
+        search_model=SearchModel(
+            reads, background=settings.search_model_loading == "background",
+            refresh_seconds=settings.search_model_refresh_seconds,
+            max_properties=settings.search_model_max_properties)
+        if settings.search_read_model else None)
+    if built.search_model and settings.search_model_preload:
+        built.search_model.preload()
     services.register(app, built)
 
     # The sandbox scenarios: a plug-in of the forced outcomes, and the header's documentation.

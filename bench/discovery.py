@@ -6,6 +6,9 @@ no two consecutive requests read the same rows."""
 from __future__ import annotations
 
 import json
+import os
+import time
+import urllib.request
 from collections.abc import Callable
 from datetime import date, datetime, timezone
 
@@ -17,6 +20,7 @@ from connectivity.store.queries import queries
 
 from .dataset import ALL_PARTNER
 from .load import Request
+from .server import REFERENCE
 from .scenarios import (
     API,
     DISCOVERY_CONCURRENCY,
@@ -41,12 +45,42 @@ def search_request(stay_date: Callable[[int], date], codes: list[str], i: int) -
 @http_scenario("search", f"POST /availability/search, {SEARCH_HOTELS} hotels x "
                f"{SEARCH_NIGHTS} nights", requests=600, concurrency=DISCOVERY_CONCURRENCY)
 def search(ctx: Context):
+    if ctx.base_url:
+        wait_for_search_model(ctx.base_url, len(ctx.hotel_codes()))
+    return search_requests(ctx)
+
+
+def search_requests(ctx: Context):
     auth, codes = ctx.bearer(), ctx.hotel_codes()
 
     def make(i):
         body = json.dumps(search_request(ctx.stay_date, codes, i)).encode()
         return Request("POST", f"{API}/availability/search", body, auth)
     return make
+
+
+def wait_for_search_model(base_url: str, hotels: int, timeout: float = 900) -> None:
+    """Until every web process's search model holds the data set (SEARCH_MODEL_PRELOAD, which
+    the bench sets): figures taken while it loads would measure the load."""
+    workers = int(os.environ.get("WEB_CONCURRENCY") or (os.cpu_count() or 1) * 2)
+    began = time.monotonic()
+    while time.monotonic() - began < timeout:
+        text = urllib.request.urlopen(f"{base_url}/metrics", timeout=10).read().decode()
+        held = [float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                if line.startswith("pcs_search_model_properties")]
+        if len(held) >= workers and min(held) >= hotels:
+            print(f"  search model loaded in every web process ({workers}) after "
+                  f"{time.monotonic() - began:.0f} s", flush=True)
+            return
+        time.sleep(2)
+    raise RuntimeError(f"the search model did not load within {timeout:.0f} s")
+
+
+@http_scenario("search-reference", f"the same searches answered by search.sql alone "
+               "(SEARCH_READ_MODEL=off): the reference the read model is measured against",
+               server=REFERENCE, requests=600, concurrency=DISCOVERY_CONCURRENCY)
+def search_reference(ctx: Context):
+    return search_requests(ctx)
 
 
 @direct_scenario("search-floor", "the search statement alone, through psycopg: the database "

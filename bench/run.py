@@ -31,7 +31,7 @@ from .load import drive, http_ops
 from .machine import code_version, describe
 from .scenarios import REGISTRY, TARGETS, Context, Scenario
 # noqa below: imported to register their scenarios
-from . import ari, ari_stream, ari_visible, bookings, discovery, events  # noqa: F401,E402
+from . import ari, ari_stream, ari_visible, bookings, discovery, events, search_fresh  # noqa: F401,E402
 from .server import WebServer
 from .stack import Stack, distribute_bench_database, is_distributed, start_stack
 
@@ -241,7 +241,10 @@ def measure(args: argparse.Namespace) -> dict:
         keys = KeyRing(stack.database_url, stack.secret_key)
         sampler = cpu.Sampler(stack.database_url, stack.redis_url)
         settings = {"DATABASE_URL": stack.database_url, "REDIS_URL": stack.redis_url,
-                    "SECRET_KEY": stack.secret_key, "REDIS_PREFIX": stack.redis_prefix}
+                    "SECRET_KEY": stack.secret_key, "REDIS_PREFIX": stack.redis_prefix,
+                    # Search's read model loads the data set as the server starts (`search`
+                    # waits for it).
+                    "SEARCH_MODEL_PRELOAD": "on"}
         ctx = Context(stack.database_url, Spec(), marker["start_date"], keys.token,
                       settings=settings)
         per_scenario: dict[str, list[dict]] = {n: [] for n in args.names}

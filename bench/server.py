@@ -37,6 +37,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+REFERENCE = "app-reference"
+
+
 class WebServer:
     """One gunicorn (master and workers) for the scenarios of one kind: `app` or `bare`."""
 
@@ -46,6 +49,9 @@ class WebServer:
         command = procfile_web_command()
         if kind == "bare":
             command = ["bench.bare:app" if arg == "wsgi:app" else arg for arg in command]
+        if kind == REFERENCE:
+            # The service as it was before the read model: every search by search.sql.
+            settings = {**settings, "SEARCH_READ_MODEL": "off"}
         self.command = command
         venv_bin = str(Path(sys.executable).parent)
         self.env = {"PATH": f"{venv_bin}{os.pathsep}{os.environ.get('PATH', '')}",

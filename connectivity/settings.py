@@ -78,6 +78,19 @@ class Settings:
     # A connection that bypasses a transaction pooler in front of database_url, for the
     # migrations that cannot run in a transaction (operator/migrations.py).
     database_direct_url: str | None = None
+    # Search answered from the web process's read model (availability/search_model.py); off:
+    # every search runs the reference statement (search.sql).
+    search_read_model: bool = True
+    # "background": a hotel the model lacks is answered by the statement and loaded by a thread
+    # for the next searches; "inline": loaded before answering (tests, small catalogues).
+    search_model_loading: str = "background"
+    # A search within this many seconds of the model's last catch-up with the change feed skips
+    # it (0: every search catches up first, reading its own writes).
+    search_model_refresh_seconds: float = 0.25
+    # Load every property into the model when the process starts, rather than as searched.
+    search_model_preload: bool = False
+    # The most properties one web process's model holds (0: no bound), about 0.46 MiB each.
+    search_model_max_properties: int = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -123,6 +136,13 @@ class Settings:
                 webhook_retry_schedule=_retry_schedule(env),
                 webhook_worker_concurrency=int(env.get("WEBHOOK_WORKER_CONCURRENCY", 32)),
                 webhook_endpoint_concurrency=int(env.get("WEBHOOK_ENDPOINT_CONCURRENCY", 4)),
+                search_read_model=env.get("SEARCH_READ_MODEL", "on").lower()
+                not in ("off", "0", "false", "no"),
+                search_model_loading=env.get("SEARCH_MODEL_LOADING", "background"),
+                search_model_refresh_seconds=float(env.get("SEARCH_MODEL_REFRESH_SECONDS", 0.25)),
+                search_model_preload=env.get("SEARCH_MODEL_PRELOAD", "off").lower()
+                in ("on", "1", "true", "yes"),
+                search_model_max_properties=int(env.get("SEARCH_MODEL_MAX_PROPERTIES", 0)),
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
@@ -142,6 +162,11 @@ class Settings:
         if not 1 <= settings.webhook_endpoint_concurrency <= settings.webhook_worker_concurrency:
             raise SettingsError("WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1 and at most "
                                 "WEBHOOK_WORKER_CONCURRENCY")
+        if settings.search_model_loading not in ("background", "inline"):
+            raise SettingsError("SEARCH_MODEL_LOADING must be background or inline")
+        if not 0 <= settings.search_model_refresh_seconds <= 1:
+            raise SettingsError("SEARCH_MODEL_REFRESH_SECONDS must be 0 to 1 (search's freshness "
+                                "bound is 1 s)")
         if settings.privacy_purge_after_days < 1:
             raise SettingsError("PRIVACY_PURGE_AFTER_DAYS must be at least 1")
         return settings

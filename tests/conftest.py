@@ -144,7 +144,8 @@ def _services_on_citus():
 @pytest.fixture(scope="session")
 def settings(services) -> Settings:
     return Settings(database_url=services.database_url, redis_url=services.redis_url,
-                    secret_key=SECRET_KEY, redis_prefix=services.redis_prefix)
+                    secret_key=SECRET_KEY, redis_prefix=services.redis_prefix,
+                    search_model_loading="inline", search_model_refresh_seconds=0)
 
 
 @pytest.fixture(scope="session")
@@ -180,6 +181,9 @@ def clean_state(request):
     # enqueued must not be worked off by this one's worker.
     Queue(queue_name(services.redis_prefix), connection=client).empty()
     client.close()
+    if "app" in request.fixturenames and services_of(request.getfixturevalue("app")).search_model:
+        # The tables were emptied under the app: its search model must not answer from before.
+        services_of(request.getfixturevalue("app")).search_model.forget()
     yield
 
 

@@ -38,7 +38,7 @@ def search(request):
     that some searched hotel's prices cannot be converted into is 422
     `currency_not_supported`."""
     return ready_response(search_hotels(services().reads, current_caller(), request,
-                                        utc_now()))
+                                        utc_now(), services().search_model))
 
 
 @blp.route("/availability/rates", methods=["POST"])

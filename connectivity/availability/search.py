@@ -1,5 +1,7 @@
 """POST /availability/search: which of the requested hotels have anything sellable, and from
-what total. One statement answers all of them (sql/queries/availability/search.sql)."""
+what total. The read model (search_model.py) answers the hotels it holds; one statement
+(sql/queries/availability/search.sql, the reference) answers the rest, or all of them when the
+model is off."""
 
 from __future__ import annotations
 
@@ -11,19 +13,27 @@ from connectivity.store.replica import Reads
 from connectivity.web.errors import CurrencyNotSupported, ValidationFailed
 from connectivity.pricing.money import round_money
 from connectivity.store.queries import queries
+from connectivity.availability.search_model import SearchModel
 from connectivity.availability.stay import distinct_rooms, minor_units_table, property_today
 
 
-def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime) -> dict:
+def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
+           model: SearchModel | None = None) -> dict:
     # A code sent twice is answered once, in the order first sent.
     codes = list(dict.fromkeys(request["hotel_codes"]))
-    with db.connection() as conn:
-        rows = queries().availability.search_hotels(
-            conn, **search_parameters(caller.partner_id, caller.environment, codes, request, now))
-        found = {row["hotel_code"]: row for row in rows}
-        unanswered = [code for code in codes if code not in found]
-        paused = set()
-        if unanswered:
+
+    def reference(some: list[str]) -> list[dict]:
+        with db.connection() as conn:
+            return queries().availability.search_hotels(conn, **search_parameters(
+                caller.partner_id, caller.environment, some, request, now))
+    rows = (reference(codes) if model is None else
+            model.search_rows(caller.partner_id, caller.environment, codes, request, now,
+                              reference))
+    found = {row["hotel_code"]: row for row in rows}
+    unanswered = [code for code in codes if code not in found]
+    paused = set()
+    if unanswered:
+        with db.connection() as conn:
             paused = {row["hotel_code"] for row in queries().availability.paused_hotel_codes(
                 conn, partner_id=caller.partner_id, environment=caller.environment,
                 hotel_codes=unanswered)}

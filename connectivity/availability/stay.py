@@ -19,7 +19,14 @@ from connectivity.pricing.money import CurrencyNotSupported as NoFxRate
 
 
 def property_today(timezone: str, now: dt.datetime) -> dt.date:
-    return now.astimezone(ZoneInfo(timezone)).date()
+    return now.astimezone(_zone(timezone)).date()
+
+
+@cache
+def _zone(name: str) -> ZoneInfo:
+    # ZoneInfo's own cache keeps 8 zones: a search over hotels in more zones read the tz files
+    # again for each hotel.
+    return ZoneInfo(name)
 
 
 def past_check_in(today: dt.date, where: str) -> ValidationFailed:

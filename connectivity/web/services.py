@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from connectivity.auth.guards import Guards
     from connectivity.availability.feed_cursor import CursorSigner
     from connectivity.bookings.listing import ListCursors
+    from connectivity.availability.search_model import SearchModel
     from connectivity.bookings.quote_token import QuoteTokens
     from connectivity.events.cursor import EventCursors
     from connectivity.settings import Settings
@@ -43,6 +44,8 @@ class Services:
     quote_tokens: QuoteTokens
     # Seals the webhook endpoints' secrets (webhooks/), as the keys' signing secrets are sealed.
     vault: SigningVault
+    # Search's read model; None when SEARCH_READ_MODEL is off.
+    search_model: SearchModel | None = None
 
 
 def register(app: Flask, services: Services) -> None:

@@ -1,0 +1,523 @@
+"""Search's read model: the grids (availability/grid.py) of the properties searched, held in the
+web process and kept current by the change feed's log, so that a search of 200 hotels reads
+no day row from PostgreSQL.
+
+Freshness: a search first catches up (at most every `refresh_seconds`; a search that finds
+another thread catching up or loading does not wait for it): it reads the changes after the
+model's position and reloads what they name, a hotel's changed days, or the whole hotel for a
+catalogue (`content`) or pause (`distribution`) change. Every committed ARI apply, booking,
+cancellation, pushed reservation, pause and catalogue load writes such a row in its own
+transaction. Unlike the feed, which serves only what lies below each origin's horizon, the
+model applies a change as soon as it has committed and reads it again, without applying it,
+until the horizon passes it: a long transaction anywhere on the node holds the feed back, not
+search. Loads and catch-ups run one at a time under one lock, so a change read before a load is
+reflected in it (the load's snapshot is later) and one read after it is replayed onto it.
+
+Exactness: what the model does not hold exactly, or at all, goes to the reference statement
+(search.sql) for those hotels only: a hotel not loaded yet (loaded in the background for the
+next searches), a stay outside the loaded days, a price the integer layout cannot hold. FX
+rates are never kept: a search that converts reads them.
+
+Metrics (GET /metrics): hotels answered by the model and by the statement (the hit rate), the
+properties and bytes held, the load time, and when it last caught up (staleness)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+import numpy as np
+from prometheus_client import Counter, Gauge, Histogram
+
+from connectivity.availability.feed_cursor import Position
+from connectivity.availability.grid import (
+    INEXACT, SCALE_DIGITS, Conversion, Mapping, Offer, PropertyGrid, cheapest,
+    pack_restrictions, to_money)
+from connectivity.availability.stay import property_today
+from connectivity.pricing import OccupancyError, normalise_occupancy
+from connectivity.pricing.money import CurrencyNotSupported as NoFxRate
+from connectivity.pricing.money import FxTable, minor_units
+from connectivity.store.queries import queries
+from connectivity.telemetry import REGISTRY
+from connectivity.web.errors import ValidationFailed
+
+log = logging.getLogger(__name__)
+
+WINDOW_DAYS = 400          # loaded from yesterday on: stays booked up to ~13 months ahead
+LOAD_BATCH = 4             # properties loaded per hold of the lock (searches skip their
+                           # catch-up meanwhile: a short hold keeps them fresh)
+PAGE = 2000                # changes read per query while catching up
+START = Position(0, 0)
+
+HOTELS = Counter("pcs_search_model_hotels", "Hotels answered by search, by source: the read "
+                 "model or the reference statement (the model's hit rate).", ("source",),
+                 registry=REGISTRY)
+HELD = Gauge("pcs_search_model_properties", "Properties the web process's search model holds.",
+             registry=REGISTRY, multiprocess_mode="liveall")
+BYTES = Gauge("pcs_search_model_bytes", "Bytes of arrays the web process's search model holds.",
+              registry=REGISTRY, multiprocess_mode="liveall")
+LOADS = Histogram("pcs_search_model_load_seconds", "Time to load a batch of properties into "
+                  "the search model (its rebuild time).", registry=REGISTRY,
+                  buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+REFRESHED = Gauge("pcs_search_model_refreshed_timestamp_seconds", "When the search model last "
+                  "caught up with the change log (staleness: now minus this).",
+                  registry=REGISTRY, multiprocess_mode="liveall")
+
+Rows = list[dict]
+UNCONVERTIBLE = Conversion("", {})  # a hotel with a mapped plan no FX rate converts
+Reference = Callable[[list[str]], Rows]
+
+
+class SearchModel:
+    def __init__(self, reads, *, window_days: int = WINDOW_DAYS,
+                 background: bool = True, refresh_seconds: float = 0.0,
+                 clock: Callable[[], float] = time.monotonic, max_properties: int = 0):
+        self._reads = reads
+        self._window = window_days
+        self._grids: dict[int, PropertyGrid] = {}
+        self._codes: dict[tuple[int, str, str], tuple[int, Mapping]] = {}
+        self._positions: dict[int, Position] | None = None
+        # Changes applied while above their origin's horizon: (origin, id) -> xid.
+        self._ahead: dict[tuple[int, int], int] = {}
+        self._lock = threading.Lock()
+        self._wanted: queue.Queue = queue.Queue()
+        self._background = background
+        self._loader: threading.Thread | None = None
+        # A search within this long of the last catch-up answers without one: staleness is at
+        # most this plus one catch-up.
+        self._refresh_seconds = refresh_seconds
+        self._clock = clock
+        # At most this many properties held (0: no bound); the rest are searched by search.sql.
+        self._max_properties = max_properties
+        self._refreshed = float("-inf")
+        self._pruning_checked = float("-inf")
+
+    # --- answering ------------------------------------------------------------------------
+
+    def search_rows(self, partner_id: int, environment: str, codes: list[str], request: dict,
+                    now: dt.datetime, reference: Reference) -> Rows:
+        """search.sql's rows for `codes`: from the model where it holds the hotel exactly, from
+        `reference` (the statement, for the codes given) for the rest."""
+        self.refresh()
+        if not self._background:
+            self._want(partner_id, environment,
+                       [c for c in codes if (partner_id, environment, c) not in self._codes])
+            self.load_wanted()
+        check_in, check_out = request["check_in"], request["check_out"]
+        target = request.get("currency")
+        fast: list[tuple[str, PropertyGrid, Mapping]] = []
+        rest: list[str] = []
+        found: dict[str, dict] = {}
+        grids, index = self._grids, self._codes
+        for code in codes:
+            held = index.get((partner_id, environment, code))
+            grid = held and grids.get(held[0])
+            if grid is None:
+                rest.append(code)
+                continue
+            mapping = held[1]
+            if not mapping.active:
+                continue  # a paused hotel is not sold: unknown, as search.sql answers
+            if not grid.exact or not grid.covers(check_in, check_out):
+                rest.append(code)
+                continue
+            fast.append((code, grid, mapping))
+        if rest:
+            if self._background:
+                self._want(partner_id, environment,
+                           [c for c in rest if (partner_id, environment, c) not in index])
+            for row in reference(rest):
+                found[row["hotel_code"]] = row
+        HOTELS.labels("reference").inc(len(rest))
+        HOTELS.labels("model").inc(len(fast))
+        if fast:
+            for row in self._evaluate(fast, request, now, target):
+                found[row["hotel_code"]] = row
+        return [found[c] for c in codes if c in found]
+
+    def _conversions(self, fast, target) -> list[Conversion | None]:
+        """Per hotel, None when its mapped plans are all in the answer's currency, else the
+        multipliers: read now (FX rates are never kept), as search.sql reads them."""
+        tables: dict[str, FxTable] = {}
+        out = []
+        for _, grid, mapping in fast:
+            currency = target or grid.currency
+            if mapping.currencies <= {currency}:
+                out.append(None)
+                continue
+            if currency not in tables:
+                with self._reads.connection() as conn:
+                    tables[currency] = FxTable.from_rows(
+                        (r["base"], r["quote"], r["rate"])
+                        for r in queries().availability.fx_rates_of(conn, currency=currency))
+            rates = {}
+            for source in mapping.currencies - {currency}:
+                try:
+                    rates[source] = tables[currency].rate(source, currency)
+                except NoFxRate:
+                    rates = None
+                    break
+            out.append(Conversion(currency, rates) if rates is not None else UNCONVERTIBLE)
+        return out
+
+    def _evaluate(self, fast, request, now, target) -> Rows:
+        check_in, check_out = request["check_in"], request["check_out"]
+        # Hotels whose child age turns the request into the same rooms are evaluated together.
+        parties: dict[int, tuple] = {}
+        groups: dict[tuple, list] = {}
+        for item in fast:
+            age = item[1].max_child_age
+            if age not in parties:
+                try:
+                    parties[age] = tuple(normalise_occupancy(request["occupancy"],
+                                                             request["rooms"], age))
+                except OccupancyError as exc:  # the schema checks the same; never a 500
+                    raise ValidationFailed(exc.fields) from None
+            groups.setdefault(parties[age], []).append(item)
+        today: dict[str, dt.date] = {}
+        rows = []
+        for occupancy, items in groups.items():
+            conversions = self._conversions(items, target)
+            # An unconvertible hotel makes search.py refuse the search: its total is not used.
+            lowest = cheapest([(g, m.rows) for _, g, m in items], check_in, check_out,
+                              occupancy, request.get("nationality"),
+                              [None if c is UNCONVERTIBLE else c for c in conversions])
+            for (code, grid, _), best, conversion in zip(items, lowest, conversions):
+                currency = target or grid.currency
+                if conversion is UNCONVERTIBLE:
+                    best = None
+                if grid.timezone not in today:
+                    today[grid.timezone] = property_today(grid.timezone, now)
+                rows.append({
+                    "hotel_code": code, "currency": currency, "timezone": grid.timezone,
+                    "check_in_past": check_in < today[grid.timezone],
+                    "currency_unsupported": conversion is UNCONVERTIBLE,
+                    "lowest_total_amount": None if best is None else to_money(best, currency)})
+        return rows
+
+    # --- keeping current ------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Catch up with the change feed: replay onto the loaded grids every change below the
+        horizons, then take the horizons as the position."""
+        if self._clock() - self._refreshed < self._refresh_seconds:
+            return
+        if self._refresh_seconds and not self._lock.acquire(blocking=False):
+            return  # another thread is catching up (or loading): this search does not wait
+        if not self._refresh_seconds:
+            self._lock.acquire()  # every search reads its own writes: wait for the catch-up
+        try:
+            with self._reads.connection() as conn:
+                self._catch_up(conn)
+        finally:
+            self._lock.release()
+
+    def _catch_up(self, conn) -> None:
+        q = queries().availability
+        horizons = {o["origin"]: Position(int(o["horizon"]), 0) for o in q.feed_horizons(conn)}
+        if self._positions is not None and any(
+                h.xid < self._positions.get(o, START).xid for o, h in horizons.items()):
+            # A snapshot behind what the model holds: a replica that lags (the reads went back
+            # to it), and the model already holds newer. Nothing to do until it catches up.
+            # (A database restored to an earlier point looks alike: web processes are
+            # restarted after a restore, docs/operations.md 5.6.)
+            return
+        if self._positions is None or self._pruned_past(conn):
+            # First use, or changes lost to pruning: start empty from the horizons.
+            self._drop_all()
+            self._positions, self._ahead = dict(horizons), {}
+        else:
+            self._replay(conn, horizons)
+        self._refreshed = self._clock()
+        REFRESHED.set(time.time())
+
+    def _pruned_past(self, conn) -> bool:
+        # Pruning keeps 7 days: looking once a minute is ample, and spares every search a read.
+        if time.monotonic() - self._pruning_checked < 60:
+            return False
+        self._pruning_checked = time.monotonic()
+        return any(self._positions.get(m["origin"], START).xid <= int(m["through_xid"])
+                   for m in queries().availability.feed_pruned(conn))
+
+    def _replay(self, conn, horizons: dict[int, Position]) -> None:
+        """Apply every committed change after the position. Below an origin's horizon a change
+        is final and the position moves past it; at or above it (a transaction older than it
+        still runs, anywhere on the node) it is applied now and remembered, so that it is not
+        applied again while it is read again, until the horizon passes it and nothing can
+        still appear before it."""
+        after = dict(self._positions)
+        while True:
+            width = max([*after, *horizons, 0]) + 1
+            at = [after.get(o, START) for o in range(width)]
+            rows = queries().availability.model_changes(
+                conn, after_xids=[str(p.xid) for p in at],
+                after_ids=[p.change_id for p in at],
+                low_xid=str(min(p.xid for p in at)), page_size=PAGE)
+            self._apply(conn, [r for r in rows if (r["origin"], r["id"]) not in self._ahead])
+            for row in rows:
+                origin, xid = row["origin"], int(row["xid"])
+                after[origin] = Position(xid, row["id"])
+                horizon = horizons.get(origin)
+                if horizon is not None and xid < horizon.xid:
+                    self._positions[origin] = after[origin]
+                else:
+                    self._ahead[(origin, row["id"])] = xid
+            if len(rows) < PAGE:
+                break
+        for origin, horizon in horizons.items():
+            self._positions[origin] = max(horizon, self._positions.get(origin, START),
+                                          key=lambda p: (p.xid, p.change_id))
+        self._ahead = {key: xid for key, xid in self._ahead.items()
+                       if xid >= self._positions.get(key[0], START).xid}
+
+    def _apply(self, conn, changes: Iterable[dict]) -> None:
+        whole: set[int] = set()
+        days: dict[int, list[dict]] = {}
+        for change in changes:
+            pid = change["property_id"]
+            if pid not in self._grids:
+                continue
+            if change["from_date"] is None or {"content", "distribution"} & set(change["kinds"]):
+                whole.add(pid)
+            else:
+                days.setdefault(pid, []).append(change)
+        if whole:
+            self._load(conn, sorted(whole))
+        spans = {}
+        for pid, changed in days.items():
+            grid = self._grids.get(pid)
+            if pid in whole or grid is None:
+                continue
+            first = max(min(c["from_date"] for c in changed), grid.start)
+            last = min(max(c["to_date"] for c in changed),
+                       grid.start + dt.timedelta(days=grid.days - 1))
+            if first <= last:
+                spans[pid] = (first, last)
+        if spans:
+            self._reload_days(conn, spans)
+
+    def _reload_days(self, conn, spans: dict[int, tuple[dt.date, dt.date]]) -> None:
+        """The changed days of loaded properties, read in one statement per day table: every
+        room type and plan of each property between its two dates (a day without a row is a
+        day with nothing sent: cleared, then filled from the rows)."""
+        rp, rt = self._days(conn, {pid: (self._grids[pid].start, *span)
+                                   for pid, span in spans.items()})
+        for pid, (first, last) in spans.items():
+            grid = self._grids[pid]
+            money, plan_flags = grid.money.copy(), grid.plan_flags.copy()
+            room_flags, available = grid.room_flags.copy(), grid.available.copy()
+            span = slice((first - grid.start).days, (last - grid.start).days + 1)
+            money[:, span] = -1
+            plan_flags[:, span] = 0
+            room_flags[:, span] = 0
+            available[:, span] = 0
+            exact = _fill(rp.get(pid, ""), rt.get(pid, ""), grid.offers, grid.room_type_ids,
+                          money, plan_flags, room_flags, available)
+            self._put(PropertyGrid(
+                grid.property_id, grid.timezone, grid.currency, grid.max_child_age,
+                grid.start, grid.offers, grid.room_type_ids, grid.offer_room_type, money,
+                plan_flags, room_flags, available, grid.exact and exact, grid.mappings))
+
+    @staticmethod
+    def _days(conn, windows: dict[int, tuple[dt.date, dt.date, dt.date]]):
+        """{property: text} of each day table for {property: (start, first, last)}."""
+        ids = list(windows)
+        params = {"property_ids": ids, "starts": [windows[p][0] for p in ids],
+                  "first_dates": [windows[p][1] for p in ids],
+                  "last_dates": [windows[p][2] for p in ids]}
+        days: dict[str, dict[int, str]] = {"plan": {}, "room": {}}
+        for row in queries().availability.model_days(conn, **params):
+            days[row["days_of"]][row["property_id"]] = row["days"]
+        return days["plan"], days["room"]
+
+    # --- loading --------------------------------------------------------------------------
+
+    def _want(self, partner_id: int, environment: str, codes: list[str]) -> None:
+        if not codes:
+            return
+        self._wanted.put((partner_id, environment, tuple(codes)))
+        if self._background:
+            self._start_loader()
+
+    def _start_loader(self) -> None:
+        if self._loader is None or not self._loader.is_alive():
+            # Started on first need, in the process that serves (never before gunicorn forks).
+            self._loader = threading.Thread(target=self._load_forever, daemon=True,
+                                            name="search-model-loader")
+            self._loader.start()
+
+    def _load_forever(self) -> None:
+        while True:
+            self.load_wanted(block=True)
+
+    def preload(self) -> None:
+        """Load every property in the background (SEARCH_MODEL_PRELOAD): the first searches of
+        a process that just started are then answered by the model as soon as it holds them."""
+        self._wanted.put(None)
+        self._start_loader()
+
+    def forget(self) -> None:
+        """Drop everything and start again from the feed's horizons at the next search: after
+        the database was restored or emptied under a running process (the feed does not log
+        a TRUNCATE or a restore)."""
+        with self._lock:
+            self._drop_all()
+            self._positions = None
+            self._refreshed = self._pruning_checked = float("-inf")
+
+    def load_wanted(self, block: bool = False) -> None:
+        """Load the properties behind the codes searches asked for and the model lacked."""
+        if not block and self._wanted.empty():
+            return
+        try:
+            wanted = [self._wanted.get(block=block)]
+            while True:
+                wanted.append(self._wanted.get_nowait())
+        except queue.Empty:
+            pass
+        try:
+            with self._reads.connection() as conn:
+                ids: set[int] = set()
+                for asked in wanted:
+                    if asked is None:
+                        ids.update(r["property_id"] for r in
+                                   queries().availability.model_all_properties(conn))
+                        continue
+                    partner_id, environment, codes = asked
+                    ids.update(r["property_id"] for r in queries().availability.
+                               model_mapped_properties(conn, partner_id=partner_id,
+                                                       environment=environment,
+                                                       hotel_codes=list(codes)))
+            missing = sorted(ids - set(self._grids))
+            if self._max_properties:
+                missing = missing[:max(0, self._max_properties - len(self._grids))]
+            for at in range(0, len(missing), LOAD_BATCH):
+                with self._lock, self._reads.connection() as conn:
+                    self._catch_up(conn)
+                    self._load(conn, [p for p in missing[at:at + LOAD_BATCH]
+                                      if p not in self._grids])
+        except Exception:  # the model is a cache: a failed load leaves searches on the statement
+            log.exception("search model: loading failed; searches use the statement meanwhile")
+            time.sleep(1)
+
+    def _load(self, conn, property_ids: list[int]) -> None:
+        """(Re)load whole properties, catalogue and days, in the caller's lock."""
+        if not property_ids:
+            return
+        began = time.perf_counter()
+        q = queries().availability
+        start = dt.date.today() - dt.timedelta(days=1)
+        last = start + dt.timedelta(days=self._window - 1)
+        offers: dict[int, list[dict]] = {}
+        for row in q.model_offers(conn, property_ids=property_ids):
+            offers.setdefault(row["property_id"], []).append(row)
+        room_types: dict[int, list[int]] = {}
+        for row in q.model_room_types(conn, property_ids=property_ids):
+            room_types.setdefault(row["property_id"], []).append(row["room_type_id"])
+        mappings: dict[int, list[dict]] = {}
+        for row in q.model_mappings(conn, property_ids=property_ids):
+            mappings.setdefault(row["property_id"], []).append(row)
+        rp_days, rt_days = self._days(conn, {pid: (start, start, last) for pid in property_ids})
+        found = set()
+        for prop in q.model_properties(conn, property_ids=property_ids):
+            pid = prop["property_id"]
+            found.add(pid)
+            made = [_offer(o) for o in offers.get(pid, [])]
+            rts = tuple(room_types.get(pid, []))
+            shape = (len(made), self._window)
+            money = np.full((*shape, 4), -1, np.int64)
+            plan_flags = np.zeros(shape, np.int32)
+            room_flags = np.zeros((len(rts), self._window), np.int32)
+            available = np.zeros((len(rts), self._window), np.int32)
+            exact = _fill(rp_days.get(pid, ""), rt_days.get(pid, ""), tuple(made), rts, money,
+                          plan_flags, room_flags, available)
+            offer_rows = {(o.room_type_id, o.rate_plan_id): i for i, o in enumerate(made)}
+            self._put(PropertyGrid(
+                pid, prop["timezone"], prop["currency"], prop["max_child_age"], start,
+                tuple(made), rts, np.array([rts.index(o.room_type_id) for o in made], np.int64),
+                money, plan_flags, room_flags, available,
+                exact and all(o.minor_units <= SCALE_DIGITS for o in made),
+                tuple(_mapping(m, made, offer_rows) for m in mappings.get(pid, []))))
+        for pid in set(property_ids) - found:
+            self._drop(pid)
+        LOADS.observe(time.perf_counter() - began)
+
+    def _put(self, grid: PropertyGrid) -> None:
+        self._drop(grid.property_id)
+        self._grids[grid.property_id] = grid
+        for m in grid.mappings:
+            self._codes[(m.partner_id, m.environment, m.hotel_code)] = (grid.property_id, m)
+        self._gauges()
+
+    def _drop(self, pid: int) -> None:
+        old = self._grids.pop(pid, None)
+        if old is not None:
+            for m in old.mappings:
+                key = (m.partner_id, m.environment, m.hotel_code)
+                if self._codes.get(key, (None,))[0] == pid:
+                    del self._codes[key]
+        self._gauges()
+
+    def _drop_all(self) -> None:
+        self._grids, self._codes = {}, {}
+        self._gauges()
+
+    def _gauges(self) -> None:
+        HELD.set(len(self._grids))
+        BYTES.set(self.nbytes())
+
+    def nbytes(self) -> int:
+        return sum(g.nbytes() for g in list(self._grids.values()))
+
+    def held(self) -> int:
+        return len(self._grids)
+
+
+def _fill(rp_text: str, rt_text: str, offers, room_type_ids, money, plan_flags, room_flags,
+          available) -> bool:
+    """Write a property's day rows (model_days) into its arrays; False when a value does not
+    fit the integer layout."""
+    rp, rt = _numbers(rp_text, 12), _numbers(rt_text, 8)
+    exact = not (rp[:, 3:7] == INEXACT).any()
+    if len(rp) and offers:
+        keys = np.array([o.room_type_id << 32 | o.rate_plan_id for o in offers], np.int64)
+        order = np.argsort(keys)
+        row_keys = rp[:, 0] << 32 | rp[:, 1]
+        at = np.searchsorted(keys, row_keys, sorter=order).clip(0, len(keys) - 1)
+        hit = keys[order[at]] == row_keys  # days of a pair no plan sells are not offers
+        rows, day = order[at[hit]], rp[hit, 2]
+        money[rows, day] = rp[hit, 3:7]
+        plan_flags[rows, day] = pack_restrictions(*rp[hit, 7:12].T)
+    if len(rt) and room_type_ids:
+        ids = np.array(room_type_ids, np.int64)
+        at = np.searchsorted(ids, rt[:, 0]).clip(0, len(ids) - 1)
+        hit = ids[at] == rt[:, 0]
+        available[at[hit], rt[hit, 1]] = rt[hit, 2]
+        room_flags[at[hit], rt[hit, 1]] = pack_restrictions(*rt[hit, 3:8].T)
+    return bool(exact)
+
+
+def _numbers(text: str, width: int) -> np.ndarray:
+    values = np.array(text.split(), np.int64) if text else np.zeros(0, np.int64)
+    return values.reshape(-1, width)
+
+
+def _offer(row: dict) -> Offer:
+    return Offer(row["room_type_id"], row["rate_plan_id"], row["currency"],
+                 minor_units(row["currency"]), row["base_adults"], row["max_adults"],
+                 row["max_children"], row["max_occupancy"],
+                 frozenset(c.upper() for c in row["allowed_nationalities"]),
+                 frozenset(c.upper() for c in row["blocked_nationalities"]))
+
+
+def _mapping(row: dict, offers: list[Offer], offer_rows: dict) -> Mapping:
+    rts, rps = set(row["room_type_ids"]), set(row["rate_plan_ids"])
+    rows = np.array([i for (rt, rp), i in offer_rows.items() if rt in rts and rp in rps],
+                    np.int64)
+    rows = np.sort(rows)
+    return Mapping(row["mapping_id"], row["partner_id"], row["environment"], row["hotel_code"],
+                   row["distribution_active"], rows, frozenset(row["plan_currencies"]))

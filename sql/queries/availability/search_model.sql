@@ -1,0 +1,104 @@
+-- The search read model (connectivity/availability/search_model.py): what it loads of a
+-- property, and the changes it follows to keep what it loaded current. Money leaves as integers
+-- in millionths (-1: never sent; -2: more than six decimals or a billion and more, which the
+-- model does not hold: such a property is searched by search.sql instead).
+
+-- name: model_properties(property_ids)
+SELECT p.id AS property_id, p.timezone, p.currency, p.max_child_age
+  FROM properties p
+ WHERE p.id = ANY(:property_ids::bigint[]);
+
+-- name: model_offers(property_ids)
+-- Every (room type, rate plan) a plan sells, with what judging a party needs; the room type's
+-- capacity is folded into max_occupancy.
+SELECT rprt.property_id, rprt.room_type_id, rprt.rate_plan_id, rp.currency, rp.base_adults,
+       rp.max_adults, rp.max_children, least(rp.max_occupancy, rt.max_occupancy) AS max_occupancy,
+       rp.allowed_nationalities, rp.blocked_nationalities
+  FROM rate_plan_room_types rprt
+  JOIN rate_plans rp ON rp.id = rprt.rate_plan_id
+  JOIN room_types rt ON rt.id = rprt.room_type_id
+ WHERE rprt.property_id = ANY(:property_ids::bigint[])
+ ORDER BY rprt.property_id, rprt.room_type_id, rprt.rate_plan_id;
+
+-- name: model_room_types(property_ids)
+SELECT property_id, id AS room_type_id FROM room_types
+ WHERE property_id = ANY(:property_ids::bigint[])
+ ORDER BY property_id, id;
+
+-- name: model_mappings(property_ids)
+-- Every partner's mapping of the properties: the code, whether it sells (a paused one does not),
+-- and the room types and rate plans it maps.
+SELECT pp.id AS mapping_id, pp.property_id, pp.partner_id, pp.environment, pp.hotel_code,
+       pp.distribution_active,
+       ARRAY(SELECT room_type_id FROM partner_room_types WHERE mapping_id = pp.id) AS room_type_ids,
+       ARRAY(SELECT rate_plan_id FROM partner_rate_plans WHERE mapping_id = pp.id) AS rate_plan_ids,
+       -- search.sql refuses a currency that any mapped plan cannot be converted from
+       ARRAY(SELECT DISTINCT rp.currency FROM partner_rate_plans prp
+               JOIN rate_plans rp ON rp.id = prp.rate_plan_id
+              WHERE prp.mapping_id = pp.id) AS plan_currencies
+  FROM partner_properties pp
+ WHERE pp.property_id = ANY(:property_ids::bigint[]);
+
+-- name: model_mapped_properties(partner_id, environment, hotel_codes)
+-- The properties behind a caller's codes (to load those the model does not hold yet).
+SELECT property_id FROM partner_properties
+ WHERE partner_id = :partner_id AND environment = :environment
+   AND hotel_code = ANY(:hotel_codes::text[]);
+
+-- name: model_all_properties()
+-- Every property, for a model told to load them all (SEARCH_MODEL_PRELOAD).
+SELECT id AS property_id FROM properties ORDER BY id;
+
+-- name: model_days(property_ids, starts, first_dates, last_dates)
+-- Each property's days between its two dates, one row per property and day table (`days_of`:
+-- plan, room), its rows as one text of whole numbers: one value to parse with numpy, not a
+-- dozen Python objects a row, and one statement for every property a load or a catch-up reads.
+--   plan, 12 a row: room type, rate plan, day (from the property's start), rate, single_rate,
+--         extra_adult_rate, extra_child_rate, closed, min_stay, max_stay, CTA, CTD
+--   room, 8 a row: room type, day, available (0 when never sent), closed, min_stay, max_stay,
+--         CTA, CTD
+WITH w AS (
+    SELECT * FROM unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
+                         :last_dates::date[]) AS w(property_id, start, first_date, last_date)
+)
+SELECT 'plan' AS days_of, w.property_id,
+       string_agg(concat_ws(' ', d.room_type_id, d.rate_plan_id, d.date - w.start,
+           CASE WHEN d.rate IS NULL THEN -1 WHEN d.rate < 1e9 AND scale(trim_scale(d.rate)) <= 6
+                THEN (d.rate * 1000000)::bigint ELSE -2 END,
+           CASE WHEN d.single_rate IS NULL THEN -1
+                WHEN d.single_rate < 1e9 AND scale(trim_scale(d.single_rate)) <= 6
+                THEN (d.single_rate * 1000000)::bigint ELSE -2 END,
+           CASE WHEN d.extra_adult_rate IS NULL THEN -1
+                WHEN d.extra_adult_rate < 1e9 AND scale(trim_scale(d.extra_adult_rate)) <= 6
+                THEN (d.extra_adult_rate * 1000000)::bigint ELSE -2 END,
+           CASE WHEN d.extra_child_rate IS NULL THEN -1
+                WHEN d.extra_child_rate < 1e9 AND scale(trim_scale(d.extra_child_rate)) <= 6
+                THEN (d.extra_child_rate * 1000000)::bigint ELSE -2 END,
+           coalesce(d.closed, false)::int, coalesce(d.min_stay, 0), coalesce(d.max_stay, 0),
+           coalesce(d.closed_to_arrival, false)::int,
+           coalesce(d.closed_to_departure, false)::int), ' ') AS days
+  FROM w JOIN rate_plan_days d
+    ON d.property_id = w.property_id AND d.date BETWEEN w.first_date AND w.last_date
+ GROUP BY w.property_id
+UNION ALL
+SELECT 'room', w.property_id,
+       string_agg(concat_ws(' ', d.room_type_id, d.date - w.start, coalesce(d.available, 0),
+           coalesce(d.closed, false)::int, coalesce(d.min_stay, 0), coalesce(d.max_stay, 0),
+           coalesce(d.closed_to_arrival, false)::int,
+           coalesce(d.closed_to_departure, false)::int), ' ')
+  FROM w JOIN room_type_days d
+    ON d.property_id = w.property_id AND d.date BETWEEN w.first_date AND w.last_date
+ GROUP BY w.property_id;
+
+-- name: model_changes(after_xids, after_ids, low_xid, page_size)
+-- The changes after the given position of their origin, in (xid, id) order, every partner: also
+-- those at or above the horizon that have committed (the model re-reads what it may have
+-- missed until the horizon passes it; change_feed.sql feed_page serves only what is below it).
+SELECT c.id, c.origin, c.xid::text AS xid, c.property_id, c.room_type_id, c.rate_plan_id,
+       c.from_date, c.to_date, c.kinds
+  FROM change_log c
+ WHERE c.xid >= :low_xid::text::xid8
+   AND (c.xid, c.id) > (coalesce((:after_xids::text[])[c.origin + 1], '0')::xid8,
+                        coalesce((:after_ids::bigint[])[c.origin + 1], 0))
+ ORDER BY c.xid, c.id
+ LIMIT :page_size;

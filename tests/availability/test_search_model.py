@@ -1,0 +1,121 @@
+"""Search's read model stays current: what the day tables, a pause or a restart change shows in
+the next search (the test app catches up before every search), and a model that may skip the
+catch-up for a while (SEARCH_MODEL_REFRESH_SECONDS) never keeps a stale answer past that
+while. The answers themselves are held to the reference by test_search_matches_rates.py and
+test_search.py, which run with the model on."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from decimal import Decimal
+
+from connectivity.auth.authenticate import Caller
+from connectivity.availability.search import search
+from connectivity.availability.search_model import HOTELS, SearchModel
+from connectivity.web.services import services_of
+
+from tests.support.ari_days import set_plan_days, set_room_days
+from tests.availability.conftest import API, day, stay
+
+SEARCH = f"{API}/availability/search"
+
+
+def lowest(client, headers, **fields):
+    response = client.post(SEARCH, json={"hotel_codes": ["ACME-LIS"], **stay(**fields)},
+                           headers=headers)
+    assert response.status_code == 200, response.json
+    [hotel] = response.json["data"]["hotels"] or [None]
+    return hotel and hotel["lowest_total_amount"]
+
+
+def from_model() -> float:
+    return HOTELS.labels("model")._value.get()
+
+
+def test_the_model_answers_and_a_committed_ari_change_shows_in_the_next_search(
+        client, pull, lisbon_ari, db):
+    before = from_model()
+    assert lowest(client, pull) == Decimal("180")      # NRF 90 x 2
+    assert from_model() == before + 1                    # answered by the model, not the statement
+    set_plan_days(db, "LIS1", "DBL", "NRF", [day(1)], rate="50.00")
+    assert lowest(client, pull) == Decimal("140")      # 90 + 50
+
+
+def test_a_booking_like_decrement_and_a_pause_show_in_the_next_search(app, client, pull,
+                                                                      lisbon_ari, db):
+    assert lowest(client, pull) == Decimal("180")
+    # The last DBL room of a night gone (as a booking's decrement leaves it): SGL cannot hold
+    # two, so nothing is left.
+    set_room_days(db, "LIS1", "DBL", [day(0)], available=0)
+    assert lowest(client, pull) is None
+    paused = app.test_cli_runner().invoke(
+        args=["distribution", "pause", "--partner", "acme", "--property", "LIS1"])
+    assert paused.exit_code == 0, paused.output
+    response = client.post(SEARCH, json={"hotel_codes": ["ACME-LIS"], **stay()}, headers=pull)
+    assert response.json["data"]["hotels"] == []
+    assert response.json["data"]["unknown_hotel_codes"] == ["ACME-LIS"]
+
+
+def test_a_model_that_skips_catch_ups_keeps_a_stale_answer_no_longer_than_it_may(
+        app, client, pull, lisbon_ari, db):
+    """SEARCH_MODEL_REFRESH_SECONDS bounds staleness: a search after that while sees the change
+    (the model's clock is moved rather than waited for)."""
+    now = [1000.0]
+    model = SearchModel(services_of(app).reads, background=False, refresh_seconds=0.5,
+                        clock=lambda: now[0])
+    caller = _caller(db)
+    request = {"hotel_codes": ["ACME-LIS"], "check_in": day(0), "check_out": day(2), "rooms": 1,
+               "occupancy": [{"adults": 2}]}
+
+    def answer():
+        [hotel] = search(services_of(app).reads, caller, request,
+                         dt.datetime.now(dt.timezone.utc), model)["hotels"]
+        return hotel["lowest_total_amount"]
+
+    assert answer() == Decimal("180.00")
+    set_plan_days(db, "LIS1", "DBL", "NRF", [day(1)], rate="50.00")
+    now[0] += 0.2
+    assert answer() in (Decimal("180.00"), Decimal("140.00"))  # within the while: either
+    now[0] += 0.31
+    assert answer() == Decimal("140.00")                        # past it: never the old one
+
+
+def test_a_new_process_and_a_database_restart_lose_nothing(app, client, pull, lisbon_ari, db):
+    """A new web process starts empty and loads what is current; after PostgreSQL dropped every
+    connection (as a restart does) the model catches up through a new one."""
+    assert lowest(client, pull) == Decimal("180")
+    with db.connection() as conn:
+        conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                     "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    set_plan_days(db, "LIS1", "DBL", "NRF", [day(1)], rate="50.00")
+    assert lowest(client, pull) == Decimal("140")
+    fresh = SearchModel(services_of(app).reads, background=False)
+    caller = _caller(db)
+    [hotel] = search(services_of(app).reads, caller, {
+        "hotel_codes": ["ACME-LIS"], "check_in": day(0), "check_out": day(2), "rooms": 1,
+        "occupancy": [{"adults": 2}]}, dt.datetime.now(dt.timezone.utc), fresh)["hotels"]
+    assert hotel["lowest_total_amount"] == Decimal("140.00")
+    assert fresh.held() == 1
+
+
+def _caller(db):
+    """The caller the pull key stands for: the partner mapping ACME-LIS, in its environment."""
+    with db.connection() as conn:
+        row = conn.execute("SELECT partner_id, environment FROM partner_properties "
+                           "WHERE hotel_code = 'ACME-LIS'").fetchone()
+        partner_id, environment = row["partner_id"], row["environment"]
+    values = {f.name: None for f in dataclasses.fields(Caller)}
+    return Caller(**{**values, "partner_id": partner_id, "environment": environment})
+
+
+def test_a_bounded_model_holds_no_more_and_the_statement_answers_the_rest(app, lisbon_ari, db):
+    bounded = SearchModel(services_of(app).reads, background=False, max_properties=1)
+    caller = _caller(db)
+    request = {"hotel_codes": ["ACME-LIS", "ACME-OPO"], "check_in": day(0),
+               "check_out": day(2), "rooms": 1, "occupancy": [{"adults": 2}]}
+    now = dt.datetime.now(dt.timezone.utc)
+    answer = search(services_of(app).reads, caller, request, now, bounded)
+    assert bounded.held() == 1
+    assert answer == search(services_of(app).reads, caller, request, now, None)
+    assert [h["hotel_code"] for h in answer["hotels"]] == ["ACME-LIS", "ACME-OPO"]
