@@ -34,6 +34,7 @@ import numpy as np
 from prometheus_client import Counter, Gauge, Histogram
 
 from connectivity.availability.feed_cursor import Position
+from connectivity.logtail.tail import horizons as log_horizons
 from connectivity.availability.grid import (
     INEXACT, SCALE_DIGITS, Conversion, Mapping, Offer, PropertyGrid, cheapest,
     pack_restrictions, to_money)
@@ -217,8 +218,7 @@ class SearchModel:
             self._lock.release()
 
     def _catch_up(self, conn) -> None:
-        q = queries().availability
-        horizons = {o["origin"]: Position(int(o["horizon"]), 0) for o in q.feed_horizons(conn)}
+        horizons = log_horizons(conn)
         if self._positions is not None and any(
                 h.xid < self._positions.get(o, START).xid for o, h in horizons.items()):
             # A snapshot behind what the model holds: a replica that lags (the reads went back
