@@ -216,7 +216,7 @@ export class Client {
     return (await this.request("GET", path)).booking;
   }
 
-  cancel(partnerReference, { expectedPenaltyAmount, currency, reason } = {}) {
+  async cancel(partnerReference, { expectedPenaltyAmount, currency, reason } = {}) {
     const path = "/bookings/" + segment(partnerReference, REFERENCE_RE, "reference") + "/cancel";
     const body = Object.fromEntries(Object.entries({
       expected_penalty_amount: expectedPenaltyAmount, currency, reason,
@@ -288,12 +288,12 @@ export class Client {
 
   // A reservation pushed by this key (contract 12.1): the record as the service holds it, its
   // versions and its reconciliation items.
-  getReservation(partnerReference) {
+  async getReservation(partnerReference) {
     return this.request("GET",
       "/reservations/" + segment(partnerReference, REFERENCE_RE, "reference"));
   }
 
-  batch(batchId) {
+  async batch(batchId) {
     return this.request("GET", "/ari/batches/" + segment(batchId, BATCH_ID_RE, "batch id"));
   }
 
