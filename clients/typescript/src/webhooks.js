@@ -19,15 +19,11 @@ function base64Bytes(text) {
   return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
 }
 
-// One header of a plain object (any case; Node's `request.headers`), a fetch `Headers` or a
-// Map; a repeated header's array (Node) is joined as fetch joins it.
+// One header of a fetch `Headers` (case-insensitive already), a Map or a plain object (any
+// case; Node's `request.headers`, where a repeated header is an array, joined as fetch joins it).
 function header(headers, name) {
-  if (typeof headers?.get === "function") {
-    const value = headers.get(name);
-    if (value !== undefined && value !== null) return String(value);
-    if (headers instanceof Map) headers = Object.fromEntries(headers);
-    else return null;
-  }
+  if (headers instanceof Map) headers = Object.fromEntries(headers);
+  if (typeof headers?.get === "function") return headers.get(name) ?? null;
   for (const [key, value] of Object.entries(headers ?? {})) {
     if (key.toLowerCase() === name) return Array.isArray(value) ? value.join(", ") : String(value);
   }
