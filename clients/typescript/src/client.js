@@ -12,7 +12,8 @@ import { ApiError, ClockSkewError, InvalidRequest, PcsError } from "./errors.js"
 import { signedHeaders } from "./signing.js";
 
 export const API_PREFIX = "/api/connectivity/v1";
-// Booking and reservation references, and batch ids, travel in the path: the description's patterns for them.
+// Booking and reservation references, and batch ids, travel in the path: the description's
+// patterns for them.
 const REFERENCE_RE = /^[A-Za-z0-9._-]{1,120}$/;
 const BATCH_ID_RE = /^[A-Za-z0-9-]{1,64}$/;
 const SIGNED_CLOCK_TOLERANCE = 300; // seconds, contract section 2

@@ -167,6 +167,7 @@ export declare function signedHeaders(keyId: string, secret: string, method: str
  *  its `webhook-timestamp` (within `toleranceSeconds`) check out; else rejects with
  *  WebhookVerificationError. `body`: the raw bytes as received. Deduplicate by `webhook-id`.
  *  A delivery is an event of GET /events, or the test event `POST .../ping` sends. */
-export declare function verifyWebhook(headers: WebhookHeaders, body: string | Uint8Array | ArrayBuffer,
-                                      secret: string, options?: VerifyWebhookOptions):
+export declare function verifyWebhook(headers: WebhookHeaders,
+                                      body: string | Uint8Array | ArrayBuffer, secret: string,
+                                      options?: VerifyWebhookOptions):
   Promise<schema.Event | schema.WebhookPing>;

@@ -7,8 +7,8 @@
 import { WebhookVerificationError } from "./errors.js";
 import { webCrypto } from "./signing.js";
 
-export const SECRET_PREFIX = "whsec_";
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+const SECRET_PREFIX = "whsec_";
+const DEFAULT_TOLERANCE_SECONDS = 300;
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const encoder = new TextEncoder();
 
@@ -33,7 +33,9 @@ function header(headers, name) {
 function bytesOf(body) {
   if (typeof body === "string") return encoder.encode(body);
   if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  if (ArrayBuffer.isView(body)) {
+    return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  }
   throw new TypeError("body must be the raw request body: a string, Uint8Array or ArrayBuffer");
 }
 

@@ -19,7 +19,11 @@ const today = new Date().toLocaleDateString("en-CA", { timeZone: "Europe/Lisbon"
 const plus = (days) => new Date(Date.parse(today) + days * 86400000).toISOString().slice(0, 10);
 const checkIn = plus(7), checkOut = plus(9);
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const collect = async (iterator) => { const all = []; for await (const x of iterator) all.push(x); return all; };
+async function collect(iterator) {
+  const all = [];
+  for await (const item of iterator) all.push(item);
+  return all;
+}
 
 const sleeps = [];
 const recordSleep = async (seconds) => { sleeps.push(seconds); };

@@ -29,7 +29,8 @@ assert.deepEqual(await verifyWebhook(new Headers(sent()), body, secret), event);
 assert.deepEqual(await verifyWebhook(new Map(Object.entries(sent())), body, secret), event);
 // one matching signature among several (a secret being rotated) is enough
 const other = sent({ with_: randomBytes(32) })["webhook-signature"];
-const rotated = { ...sent(), "webhook-signature": `v2,abc ${other} ${sent()["webhook-signature"]}` };
+const rotated = { ...sent(),
+                  "webhook-signature": `v2,abc ${other} ${sent()["webhook-signature"]}` };
 assert.deepEqual(await verifyWebhook(rotated, body, secret), event);
 // the tolerance is the receiver's choice
 assert.deepEqual(await verifyWebhook(sent({ at: now - 600 }), body, secret,

@@ -1,13 +1,14 @@
 """clients/typescript against the real service, driven from here: the live test app and the
 Procfile's worker, and Node running the client's own end-to-end script
-(clients/typescript/test/e2e.mjs) and its webhook verification script (test/webhooks.mjs). Needs `node` 18 or later on PATH (Debian: apt-get install
-nodejs); the client has no runtime dependencies. Also: its signatures equal the Python
-client's, verifyWebhook accepts what the service, the Python client and the Standard Webhooks
-package sign or accept and refuses what they refuse, its methods and exports are the Python
-client's in camelCase, its checked-in types are what devtools/openapi_types.py makes of the current
-description, each method's declared answer is its operation's schema, and the declarations
-compile under `tsc --strict` (TypeScript, its only and dev-only dependency, pinned in
-package-lock.json: `npm ci` in clients/typescript, which this test runs when npm is there)."""
+(clients/typescript/test/e2e.mjs) and its webhook verification script (test/webhooks.mjs).
+Needs `node` 18 or later on PATH (Debian: apt-get install nodejs); the client has no runtime
+dependencies. Also: its signatures equal the Python client's, verifyWebhook accepts what the
+service, the Python client and the Standard Webhooks package sign or accept and refuses what
+they refuse, its methods and exports are the Python client's in camelCase, its checked-in types
+are what devtools/openapi_types.py makes of the current description, each method's declared
+answer is its operation's schema, and the declarations compile under `tsc --strict`
+(TypeScript, its only and dev-only dependency, pinned in package-lock.json: `npm ci` in
+clients/typescript, which this test runs when npm is there)."""
 
 from __future__ import annotations
 
@@ -112,8 +113,8 @@ def _deliveries() -> dict[str, tuple[dict, str, str, bool]]:
     def sent(at=now, key=secret):
         return service_webhooks.signed_headers(key, EVENT["event_id"], at, BODY.encode())
 
-    theirs = Webhook(secret).sign(EVENT["event_id"], dt.datetime.fromtimestamp(now, dt.timezone.utc),
-                                  BODY)
+    at = dt.datetime.fromtimestamp(now, dt.timezone.utc)
+    theirs = Webhook(secret).sign(EVENT["event_id"], at, BODY)
     rotated = f"v2,abc {sent(key=other)['webhook-signature']} {sent()['webhook-signature']}"
     return {
         "the service's": (sent(), BODY, secret, True),
