@@ -12,7 +12,8 @@ import { ApiError, ClockSkewError, InvalidRequest, PcsError } from "./errors.js"
 import { signedHeaders } from "./signing.js";
 
 export const API_PREFIX = "/api/connectivity/v1";
-// Booking references and batch ids travel in the path: the description's patterns for them.
+// Booking and reservation references, and batch ids, travel in the path: the description's
+// patterns for them.
 const REFERENCE_RE = /^[A-Za-z0-9._-]{1,120}$/;
 const BATCH_ID_RE = /^[A-Za-z0-9-]{1,64}$/;
 const SIGNED_CLOCK_TOLERANCE = 300; // seconds, contract section 2
@@ -216,12 +217,25 @@ export class Client {
     return (await this.request("GET", path)).booking;
   }
 
-  cancel(partnerReference, { expectedPenaltyAmount, currency, reason } = {}) {
+  async cancel(partnerReference, { expectedPenaltyAmount, currency, reason } = {}) {
     const path = "/bookings/" + segment(partnerReference, REFERENCE_RE, "reference") + "/cancel";
     const body = Object.fromEntries(Object.entries({
       expected_penalty_amount: expectedPenaltyAmount, currency, reason,
     }).filter(([, v]) => v !== undefined && v !== null));
     return this.request("POST", path, { body, repeatable: true });
+  }
+
+  // Every booking of the caller matching `filters` (hotel_code, status, created_from,
+  // created_to, check_in_from, check_in_to, limit; a Date is sent as its instant for created_*
+  // and as its UTC day for check_in_*), oldest created first, following the pages (contract
+  // 12.1).
+  async *listBookings(filters = {}) {
+    const query = Object.fromEntries(Object.entries(filters).map(([name, value]) => [name,
+      !(value instanceof Date) ? value
+        : name.startsWith("check_in") ? day(value) : value.toISOString()]));
+    for await (const [booking] of this._follow("/bookings", "bookings", null, query)) {
+      yield booking;
+    }
   }
 
   // The change feed (contract 11.3): yields [change, cursor to resume after it], oldest first.
@@ -230,9 +244,30 @@ export class Client {
   // the cursor is too old: start again without one.
   async *changes(cursor = null, { limit, pollSeconds } = {}) {
     cursor ??= (await this.request("GET", "/availability/changes")).next_cursor;
+    yield* this._follow("/availability/changes", "changes", cursor, { limit }, pollSeconds);
+  }
+
+  // The partner's event log (contract 12.2): yields [event, cursor to resume after it], oldest
+  // first. Without `cursor` it starts at the oldest event kept, or from now with
+  // `start: "latest"`. `types`: only these event types. Stops when caught up, unless
+  // `pollSeconds` is given, then it waits that long and reads on. Keep the cursor of the last
+  // event handled; an event may come twice (same `event_id`). Rejects with ApiError
+  // `cursor_expired` (410) when the cursor is too old: start again without one.
+  async *events(cursor = null, { start = "oldest", types, limit, pollSeconds } = {}) {
+    const query = { limit, types: types?.length ? [...types].join(",") : undefined };
+    if ((cursor === null || cursor === undefined) && start === "latest") {
+      cursor = (await this.request("GET", "/events", { query: { start: "latest", ...query } }))
+        .next_cursor;
+    }
+    yield* this._follow("/events", "events", cursor, query, pollSeconds);
+  }
+
+  // A cursor-paged list's entries, each with the cursor after its page, until caught up (or
+  // forever, `pollSeconds` apart).
+  async *_follow(path, items, cursor, query, pollSeconds) {
     for (;;) {
-      const page = await this.request("GET", "/availability/changes", { query: { cursor, limit } });
-      for (const entry of page.changes) yield [entry, page.next_cursor];
+      const page = await this.request("GET", path, { query: { cursor, ...query } });
+      for (const entry of page[items]) yield [entry, page.next_cursor];
       cursor = page.next_cursor;
       if (!page.has_more) {
         if (pollSeconds === undefined || pollSeconds === null) return;
@@ -252,7 +287,14 @@ export class Client {
       { body: { hotel_code: hotelCode, items: [...items] } });
   }
 
-  batch(batchId) {
+  // A reservation pushed by this key (contract 12.1): the record as the service holds it, its
+  // versions and its reconciliation items.
+  async getReservation(partnerReference) {
+    return this.request("GET",
+      "/reservations/" + segment(partnerReference, REFERENCE_RE, "reference"));
+  }
+
+  async batch(batchId) {
     return this.request("GET", "/ari/batches/" + segment(batchId, BATCH_ID_RE, "batch id"));
   }
 

@@ -45,3 +45,7 @@ export class ClockSkewError extends PcsError {
     this.skewSeconds = skewSeconds;
   }
 }
+
+// A webhook delivery that is not the service's (no signature matches: another secret, or a
+// changed body) or not a recent one: answer 400 and drop it.
+export class WebhookVerificationError extends PcsError {}

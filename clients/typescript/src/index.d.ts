@@ -37,6 +37,42 @@ export interface CancelOptions {
   reason?: string;
 }
 
+/** Filters of `listBookings` (GET /bookings); a Date is sent as its instant for `created_*`
+ *  and as its UTC day for `check_in_*`. */
+export interface BookingFilters {
+  hotel_code?: string;
+  status?: schema.Booking["status"];
+  created_from?: string | Date;
+  created_to?: string | Date;
+  check_in_from?: Day;
+  check_in_to?: Day;
+  /** bookings per page (50; 1-200) */
+  limit?: number;
+}
+
+export interface EventsOptions {
+  /** Without a cursor: "oldest" (the oldest event kept, default) or "latest" (from now). */
+  start?: "oldest" | "latest";
+  /** Only these event types. */
+  types?: schema.Event["type"][];
+  /** events per page (100; 1-500) */
+  limit?: number;
+  /** Wait this many seconds when caught up and read on, forever; without it, stop. */
+  pollSeconds?: number;
+}
+
+export interface VerifyWebhookOptions {
+  /** Seconds the delivery's `webhook-timestamp` may be from this clock (300). */
+  toleranceSeconds?: number;
+  /** Unix seconds to check the timestamp against (this clock by default). */
+  now?: number;
+}
+
+/** A request's headers: a fetch `Headers`, a Map, or an object of any case (Node's
+ *  `request.headers`). */
+export type WebhookHeaders =
+  | Headers | Map<string, string> | Record<string, string | string[] | undefined>;
+
 export interface ClientOptions {
   /** Sign every request (required for keys with `requires_signature`). */
   signed?: boolean;
@@ -81,12 +117,16 @@ export declare class Client {
         checkOut: Day, options?: StayOptions): Promise<schema.QuoteResult>;
   book(quote: schema.QuoteResult, options: BookOptions): Promise<schema.BookingResult>;
   booking(partnerReference: string): Promise<schema.BookingData["booking"]>;
+  listBookings(filters?: BookingFilters): AsyncGenerator<schema.Booking, void, void>;
   cancel(partnerReference: string, options?: CancelOptions): Promise<schema.CancelResult>;
   changes(cursor?: string | null, options?: { limit?: number; pollSeconds?: number }):
     AsyncGenerator<[schema.Change, string], void, void>;
+  events(cursor?: string | null, options?: EventsOptions):
+    AsyncGenerator<[schema.Event, string], void, void>;
   pushAri(hotelCode: string, items: schema.AriItem[]): Promise<schema.BatchAccepted>;
   pushRestrictions(hotelCode: string,
                    items: schema.RestrictionItem[]): Promise<schema.BatchAccepted>;
+  getReservation(partnerReference: string): Promise<schema.ReservationRecord>;
   batch(batchId: string): Promise<schema.BatchOutcome>;
   waitForBatch(batchId: string,
                options?: { timeout?: number; every?: number }): Promise<schema.BatchOutcome>;
@@ -111,6 +151,8 @@ export declare class ApiError extends PcsError {
 export declare class ClockSkewError extends PcsError {
   skewSeconds: number;
 }
+/** Not the service's delivery (no signature matches) or not a recent one: answer 400. */
+export declare class WebhookVerificationError extends PcsError {}
 
 export declare function stringToSign(method: string, pathAndQuery: string, timestamp: string,
                                      nonce: string, body?: string | Uint8Array): Promise<string>;
@@ -119,3 +161,13 @@ export declare function signedHeaders(keyId: string, secret: string, method: str
                                       pathAndQuery: string, body?: string | Uint8Array,
                                       options?: { timestamp?: number; nonce?: string }):
   Promise<Record<"X-Api-Key-Id" | "X-Timestamp" | "X-Nonce" | "X-Signature", string>>;
+
+/** The event of a webhook delivery, once its Standard Webhooks signature (any `v1,` one of
+ *  `webhook-signature`, HMAC-SHA256 keyed with the `whsec_` secret's base64-decoded bytes) and
+ *  its `webhook-timestamp` (within `toleranceSeconds`) check out; else rejects with
+ *  WebhookVerificationError. `body`: the raw bytes as received. Deduplicate by `webhook-id`.
+ *  A delivery is an event of GET /events, or the test event `POST .../ping` sends. */
+export declare function verifyWebhook(headers: WebhookHeaders,
+                                      body: string | Uint8Array | ArrayBuffer, secret: string,
+                                      options?: VerifyWebhookOptions):
+  Promise<schema.Event | schema.WebhookPing>;

@@ -2,5 +2,8 @@
 // runtime dependencies (Node 18+ or a browser). Types: index.d.ts over the description's
 // schemas (schema.d.ts, generated).
 export { API_PREFIX, Client } from "./client.js";
-export { ApiError, ClockSkewError, InvalidRequest, PcsError } from "./errors.js";
+export {
+  ApiError, ClockSkewError, InvalidRequest, PcsError, WebhookVerificationError,
+} from "./errors.js";
 export { signature, signedHeaders, stringToSign } from "./signing.js";
+export { verifyWebhook } from "./webhooks.js";

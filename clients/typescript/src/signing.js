@@ -6,7 +6,7 @@
 const encoder = new TextEncoder();
 let cryptoPromise;
 
-function webCrypto() {
+export function webCrypto() {
   if (globalThis.crypto?.subtle) return Promise.resolve(globalThis.crypto);
   cryptoPromise ??= import("node:crypto").then((module) => module.webcrypto);
   return cryptoPromise;

@@ -1,5 +1,6 @@
 // The client end to end against a sandbox (the service and its worker): the recommended call
-// order, idempotent bookings, errors, retries after Retry-After, signing and the clock.
+// order, idempotent bookings, retrieval and the event log, errors, retries after Retry-After,
+// signing and the clock.
 // tests/system/clients/test_typescript_client.py runs it against the live test service; run it
 // against your own sandbox with PCS_URL, PCS_PULL_TOKEN and PCS_PUSH_TOKEN set (npm test).
 // It prints one JSON line of what it saw, and exits non-zero at the first surprise.
@@ -17,6 +18,12 @@ const reference = process.env.PCS_REFERENCE ?? `ts-${Date.now()}`;
 const today = new Date().toLocaleDateString("en-CA", { timeZone: "Europe/Lisbon" });
 const plus = (days) => new Date(Date.parse(today) + days * 86400000).toISOString().slice(0, 10);
 const checkIn = plus(7), checkOut = plus(9);
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+async function collect(iterator) {
+  const all = [];
+  for await (const item of iterator) all.push(item);
+  return all;
+}
 
 const sleeps = [];
 const recordSleep = async (seconds) => { sleeps.push(seconds); };
@@ -48,11 +55,37 @@ assert.deepEqual([booked.booking.status, booked.idempotent_replay], ["confirmed"
 const again = await pull.book(quote, { guests: GUESTS, contact: CONTACT, partnerReference: reference });
 assert.equal(again.idempotent_replay, true);
 assert.equal(again.booking.confirmation_number, booked.booking.confirmation_number);
+const other = await pull.book(quote, { guests: GUESTS, contact: CONTACT,
+                                      partnerReference: `${reference}-B` });
 assert.equal((await pull.booking(reference)).status, "confirmed");
 const cancelled = await pull.cancel(reference, { expectedPenaltyAmount: 0, currency: "EUR" });
 assert.deepEqual([cancelled.booking.status, cancelled.penalty_amount], ["cancelled", 0]);
 seen.reference = reference;
 seen.confirmation_number = booked.booking.confirmation_number;
+
+// retrieval: the bookings listed (one a page here: the pages are followed), and filtered
+const listed = await collect(pull.listBookings({ limit: 1, check_in_from: checkIn }));
+assert.deepEqual(listed.map((b) => [b.partner_reference, b.status]),
+                 [[reference, "cancelled"], [`${reference}-B`, "confirmed"]]);
+assert.deepEqual((await collect(pull.listBookings({ status: "confirmed" })))
+  .map((b) => b.confirmation_number), [other.booking.confirmation_number]);
+assert.deepEqual(await collect(pull.listBookings({ hotel_code: "ACME-OPO" })), []);
+seen.listed = listed.length;
+
+// the event log from the oldest event kept. An event is listed once every transaction older
+// than it on the database server has ended: read again until all three show.
+const kinds = ["booking.confirmed", "booking.cancelled"];
+let events = [];
+for (const until = Date.now() + 60000; events.length < 3; await pause(200)) {
+  assert.ok(Date.now() < until, `not three booking events within 60 s: ${JSON.stringify(events)}`);
+  events = await collect(pull.events(null, { types: kinds, limit: 2 }));
+}
+assert.deepEqual(events.map(([e]) => [e.type, e.data.booking.partner_reference]), [
+  ["booking.confirmed", reference], ["booking.confirmed", `${reference}-B`],
+  ["booking.cancelled", reference]]);
+assert.deepEqual(await collect(pull.events(events.at(-1)[1], { types: kinds })), []);  // resumed
+assert.deepEqual(await collect(pull.events(null, { start: "latest", types: kinds })), []);
+seen.events = events.map(([e]) => e.event_id);
 
 // an error: its code, details and request id
 await assert.rejects(pull.quote("ACME-LIS", "ACME-DBL", "ACME-RES", checkIn, checkOut), (error) => {
@@ -85,6 +118,20 @@ const night = await pull.rates("ACME-LIS", checkIn, plus(8),
                                { room_type_codes: ["ACME-DBL"], rate_plan_codes: ["ACME-BAR"] });
 assert.equal(night.room_types[0].rate_plans[0].total_amount, 133.5);
 seen.batch_status = batch.status;
+
+// a reservation pushed by the channel manager, read back with its versions and reconciliation
+await push.request("POST", "/reservations", { body: {
+  partner_reference: `${reference}-CM`, hotel_code: "ACME-LIS", status: "confirmed",
+  check_in: checkIn, check_out: checkOut,
+  rooms: [{ room_type_code: "ACME-DBL", rate_plan_code: "ACME-BAR", quantity: 1, adults: 2 }],
+  guests: [GUESTS[0]], net_amount: "170.00", net_currency: "EUR" } });
+const record = await push.getReservation(`${reference}-CM`);
+assert.deepEqual([record.reservation.status, record.reservation.orphan], ["confirmed", false]);
+assert.deepEqual(record.versions.map((v) => v.version), [1]);
+assert.deepEqual(record.reconciliation.map((i) => i.code), ["nightly_rates_missing"]);
+await assert.rejects(push.getReservation(`${reference}-NONE`), (error) => error.status === 404);
+await assert.rejects(push.getReservation("a/b"), InvalidRequest);
+seen.reservation_versions = record.versions.length;
 
 // the change feed since the start: the pushed ARI and the booking show for ACME-LIS. A change
 // is listed once every transaction older than it on the database server has ended, so on a

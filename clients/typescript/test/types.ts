@@ -1,6 +1,8 @@
 // Compiled, never run (tsc --noEmit, tests/system/clients/test_typescript_client.py): the
 // declarations hold together under --strict, and a wrong use is a compile error.
-import { ApiError, Client, type BatchOutcome, type QuoteResult } from "../src/index.js";
+import {
+  ApiError, Client, verifyWebhook, WebhookVerificationError, type BatchOutcome, type QuoteResult,
+} from "../src/index.js";
 
 async function example(client: Client): Promise<string> {
   const quote: QuoteResult = await client.quote("ACME-LIS", "ACME-DBL", "ACME-BAR", "2027-01-01",
@@ -14,6 +16,24 @@ async function example(client: Client): Promise<string> {
                                          availability: 3 }])).batch_id);
   for await (const [change, cursor] of client.changes(null, { limit: 10 })) {
     console.log(change.hotel_code, cursor.length);
+  }
+  for await (const booking of client.listBookings({ status: "confirmed",
+                                                     check_in_from: new Date() })) {
+    console.log(booking.partner_reference);
+  }
+  for await (const [event, cursor] of client.events(null, { start: "latest",
+                                                           types: ["booking.cancelled"] })) {
+    console.log(event.event_id, event.data, cursor);
+  }
+  // @ts-expect-error: an event type the log does not have
+  client.events(null, { types: ["booking.lost"] });
+  const record = await client.getReservation("CM-1");
+  console.log(record.reservation.status, record.versions.length, record.reconciliation);
+  try {
+    const delivered = await verifyWebhook(new Headers(), new Uint8Array(), "whsec_AAAA");
+    console.log(delivered.type === "ping" ? "test event" : delivered.event_id);
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) console.log("answer 400");
   }
   try {
     await client.withScenario("sold_out").search(["ACME-LIS"], "2027-01-01", "2027-01-03");

@@ -1,24 +1,34 @@
 """clients/typescript against the real service, driven from here: the live test app and the
 Procfile's worker, and Node running the client's own end-to-end script
-(clients/typescript/test/e2e.mjs). Needs `node` 18 or later on PATH (Debian: apt-get install
-nodejs); the client has no runtime dependencies. Also: its signatures equal the Python
-client's, its checked-in types are what devtools/openapi_types.py makes of the current
-description, each method's declared answer is its operation's schema, and the declarations
-compile under `tsc --strict` (TypeScript, its only and dev-only dependency, pinned in
-package-lock.json: `npm ci` in clients/typescript, which this test runs when npm is there)."""
+(clients/typescript/test/e2e.mjs) and its webhook verification script (test/webhooks.mjs).
+Needs `node` 18 or later on PATH (Debian: apt-get install nodejs); the client has no runtime
+dependencies. Also: its signatures equal the Python client's, verifyWebhook accepts what the
+service, the Python client and the Standard Webhooks package sign or accept and refuses what
+they refuse, its methods and exports are the Python client's in camelCase, its checked-in types
+are what devtools/openapi_types.py makes of the current description, each method's declared
+answer is its operation's schema, and the declarations compile under `tsc --strict`
+(TypeScript, its only and dev-only dependency, pinned in package-lock.json: `npm ci` in
+clients/typescript, which this test runs when npm is there)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import inspect
 import json
 import os
 import re
 import shutil
 import subprocess
+import time
 
+import pcs_client
 import psycopg
 import pytest
+from standardwebhooks import Webhook
 
+from connectivity.webhooks import signature as service_webhooks
 from devtools.openapi_types import typescript_of
+from pcs_client import WebhookVerificationError, models, verify_webhook
 from pcs_client.signing import signed_headers
 from tests.support.live_service import live_origin, worker  # noqa: F401 - fixtures
 from tests.system.clients.conftest import CLIENT_SOURCE
@@ -56,6 +66,7 @@ def test_end_to_end_against_the_service(node, issue, demo, live_origin, worker, 
     assert seen["reference"] == "TS-CLIENT-1" and seen["batch_status"] == "partially_applied"
     assert seen["sleeps"] == [1, 1]   # Retry-After: 1, three attempts in all
     assert seen["changes"] >= 1
+    assert (seen["listed"], len(seen["events"]), seen["reservation_versions"]) == (2, 3, 1)
     with psycopg.connect(services.database_url) as conn:   # booked twice: one booking
         assert conn.execute("SELECT count(*), min(status) FROM bookings "
                             "WHERE partner_reference = 'TS-CLIENT-1'").fetchone() == (1, "cancelled")
@@ -75,6 +86,102 @@ def test_signatures_equal_the_python_clients(node, method, target, body):
     assert json.loads(out) == signed_headers("sbx_k", "s3cr3t", method, target,
                                              body.encode("utf-8"), timestamp=1800000000,
                                              nonce="n0nce-1234")
+
+
+def test_webhooks_verify_on_their_own(node):
+    # test/webhooks.mjs: deliveries signed with node:crypto, apart from the client's Web Crypto.
+    assert json.loads(run_node(node, ["test/webhooks.mjs"]).strip()) == {"webhooks": "ok"}
+
+
+EVENT = {"event_id": "evt_" + "a" * 32, "type": "booking.confirmed",
+         "created_at": "2027-01-01T10:00:00+00:00", "data": {"booking": {"reference": "Zoë"}}}
+BODY = json.dumps(EVENT, ensure_ascii=False, separators=(",", ":"))   # UTF-8 bytes once sent
+VERIFY = ("import {verifyWebhook} from './src/index.js';"
+          "const out = [];"
+          "for (const [headers, body, secret] of JSON.parse(process.argv[1])) {"
+          "  try { out.push(await verifyWebhook(headers, body, secret)); }"
+          "  catch (error) { out.push(error.name); } }"
+          "console.log(JSON.stringify(out));")
+
+
+def _deliveries() -> dict[str, tuple[dict, str, str, bool]]:
+    """name -> (headers, body, secret, accepted): deliveries signed by the service and by the
+    standardwebhooks package, and forged or stale ones."""
+    secret, other = service_webhooks.new_webhook_secret(), service_webhooks.new_webhook_secret()
+    now = int(time.time())
+
+    def sent(at=now, key=secret):
+        return service_webhooks.signed_headers(key, EVENT["event_id"], at, BODY.encode())
+
+    at = dt.datetime.fromtimestamp(now, dt.timezone.utc)
+    theirs = Webhook(secret).sign(EVENT["event_id"], at, BODY)
+    rotated = f"v2,abc {sent(key=other)['webhook-signature']} {sent()['webhook-signature']}"
+    return {
+        "the service's": (sent(), BODY, secret, True),
+        "standardwebhooks'": ({**sent(), "webhook-signature": theirs}, BODY, secret, True),
+        "shouted": ({k.upper(): v for k, v in sent().items()}, BODY, secret, True),
+        "one of several": ({**sent(), "webhook-signature": rotated}, BODY, secret, True),
+        "tampered body": (sent(), BODY.replace("Zoë", "Zoe"), secret, False),
+        "wrong secret": (sent(), BODY, other, False),
+        # a minute past the 300 s tolerance: node's start on a busy machine does not bring it in
+        "old": (sent(at=now - 360), BODY, secret, False),
+        "future": (sent(at=now + 360), BODY, secret, False),
+        "another id": ({**sent(), "webhook-id": "evt_" + "b" * 32}, BODY, secret, False),
+        "no signature": ({k: v for k, v in sent().items() if k != "webhook-signature"}, BODY,
+                         secret, False),
+        "garbage signature": ({**sent(), "webhook-signature": "v1,%%%"}, BODY, secret, False),
+    }
+
+
+def _python_verdict(headers: dict, body: str, secret: str):
+    try:
+        return verify_webhook(headers, body.encode(), secret)
+    except WebhookVerificationError:
+        return "WebhookVerificationError"
+
+
+def test_verify_webhook_agrees_with_the_python_client_and_standardwebhooks(node):
+    deliveries = _deliveries()
+    cases = [[headers, body, secret] for headers, body, secret, _ in deliveries.values()]
+    verdicts = json.loads(run_node(node, ["--input-type=module", "-e", VERIFY, json.dumps(cases)]))
+    for (name, (headers, body, secret, accepted)), verdict in zip(deliveries.items(), verdicts):
+        assert verdict == (EVENT if accepted else "WebhookVerificationError"), name
+        assert _python_verdict(headers, body, secret) == verdict, name
+        if accepted and name != "shouted":   # the reference package verifies the accepted too
+            assert Webhook(secret).verify(body.encode(), headers) == EVENT, name
+
+
+# Python-only methods (why), and TypeScript-only exports (why).
+PYTHON_ONLY = {"close": "closes the httpx connection pool; fetch holds none to close"}
+TYPESCRIPT_ONLY = {"signature": "the HMAC of a string to sign, exported for debugging signing"}
+SURFACE = ("import * as pcs from './src/index.js';"
+           "console.log(JSON.stringify({exports: Object.keys(pcs).sort(), methods:"
+           " Object.getOwnPropertyNames(pcs.Client.prototype)"
+           ".filter((m) => m !== 'constructor' && !m.startsWith('_')).sort()}));")
+
+
+def _camel(name: str) -> str:
+    if name.isupper() or name[0].isupper():   # constants and classes keep their names
+        return name
+    head, *rest = name.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def test_the_same_surface_as_the_python_client(node):
+    surface = json.loads(run_node(node, ["--input-type=module", "-e", SURFACE]))
+    python_methods = {name for name, _ in inspect.getmembers(pcs_client.Client, inspect.isfunction)
+                      if not name.startswith("_")} - set(PYTHON_ONLY)
+    assert surface["methods"] == sorted(_camel(name) for name in python_methods)
+    # Python's answer classes (models) are the description's types in TypeScript (schema.d.ts).
+    python_exports = {name for name in pcs_client.__all__
+                      if getattr(models, name, None) is not getattr(pcs_client, name)}
+    assert surface["exports"] == sorted({_camel(name) for name in python_exports}
+                                        | set(TYPESCRIPT_ONLY))
+    declared = (CLIENT / "src" / "index.d.ts").read_text()
+    for method in surface["methods"]:
+        assert re.search(rf"\n  {method}[<(]", declared), f"index.d.ts declares no {method}"
+    for name in surface["exports"]:
+        assert re.search(rf"\nexport declare (const|class|function) {name}\b", declared), name
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +209,7 @@ OPERATIONS = {
     "cancel": ("post", "/bookings/{reference}/cancel", "200", None),
     "pushAri": ("put", "/ari", "202", None),
     "pushRestrictions": ("put", "/ari/restrictions", "202", None),
+    "getReservation": ("get", "/reservations/{reference}", "200", None),
     "batch": ("get", "/ari/batches/{batchId}", "200", None),
     "waitForBatch": ("get", "/ari/batches/{batchId}", "200", None),
 }
@@ -119,6 +227,28 @@ def test_each_method_answers_its_operations_schema(description):
             assert field in schemas[data]["properties"], (method, data, field)
         match = re.search(rf"\n  {method}\([^()]*\):\s*Promise<(.+?)>;", declared, re.S)
         assert match, f"index.d.ts declares no {method}"
+        assert match.group(1) == expected, (method, match.group(1), expected)
+
+
+# iterator -> the operation it pages through, the list in its `data`, and whether each item
+# comes with the cursor after it.
+ITERATORS = {"listBookings": ("/bookings", "bookings", False),
+             "changes": ("/availability/changes", "changes", True),
+             "events": ("/events", "events", True)}
+
+
+def test_each_iterator_yields_its_operations_items(description):
+    declared = (CLIENT / "src" / "index.d.ts").read_text()
+    schemas = description["components"]["schemas"]
+    for method, (path, items, with_cursor) in ITERATORS.items():
+        response = description["paths"][API + path]["get"]["responses"]["200"]
+        envelope = response["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+        data = schemas[envelope]["properties"]["data"]["$ref"].rsplit("/", 1)[1]
+        item = schemas[data]["properties"][items]["items"]["$ref"].rsplit("/", 1)[1]
+        expected = f"[schema.{item}, string]" if with_cursor else f"schema.{item}"
+        match = re.search(rf"\n  {method}\([^()]*\):\s*AsyncGenerator<(.+?), void, void>;",
+                          declared, re.S)
+        assert match, f"index.d.ts declares no {method} iterator"
         assert match.group(1) == expected, (method, match.group(1), expected)
 
 
