@@ -12,11 +12,12 @@ of one keep the booking as it was read: their `data.booking` is purged by the sa
 check-out) and shows then what GET /bookings/{reference} shows of a purged booking. Events go
 per hotel, as the log is distributed; deliveries per partner, as they are.
 
-Safe while the service runs: every chunk is one short transaction on one hotel, and each
-statement is a conditional update (only rows not yet purged whose stay ended before the
-cutoff), so a concurrent cancel or modify is judged as it committed. Idempotent: a purged row no
-longer matches. Runs its own transactions, one per chunk, rather than one `Database.run` for the
-whole purge: a first purge covers years of stays, and no row should stay locked that long."""
+Safe while the service runs: every chunk is one short transaction on one hotel (or, for
+deliveries, one partner), and each statement is a conditional update (only rows not yet purged
+whose stay ended before the cutoff), so a concurrent cancel or modify is judged as it
+committed. Idempotent: a purged row no longer matches. Runs its own transactions, one per
+chunk, rather than one `Database.run` for the whole purge: a first purge covers years of
+stays, and no row should stay locked that long."""
 
 from __future__ import annotations
 
