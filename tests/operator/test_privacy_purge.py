@@ -1,23 +1,32 @@
 """Guest data that expires (`privacy purge`, docs/operations.md "Guest data that expires"):
 the personal fields of bookings and pushed reservations whose stay ended more than N days ago
 are replaced and the rows marked; the commercial record stays; chunked, idempotent, and the
-answers say `guest_data_purged` rather than showing the fields empty."""
+answers say `guest_data_purged` rather than showing the fields empty. The booking's events and
+their webhook deliveries follow it: GET /events and a replayed delivery show them purged."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import threading
 import time
 
 import psycopg
 import pytest
+from standardwebhooks import Webhook
 
+from connectivity.auth.credentials import SigningVault
 from connectivity.operator.privacy import purge_cutoff, purge_guest_data
+from connectivity.webhooks.delivering import Senders
+from devtools.webhook_receiver import receiver
+from tests.events.conftest import read_events
 from tests.operator.conftest import output_of
 from tests.support import lockwaits
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 from tests.support.envelope import API, assert_envelope_success
 from tests.support.signing import bearer
+from tests.webhooks.conftest import ENDPOINTS, created
+from tests.webhooks.delivery import run_rounds
 
 START = dt.date.today() + dt.timedelta(days=5)
 PERSONAL = ("guests", "contact", "special_requests")
@@ -170,9 +179,12 @@ def test_the_purge_runs_in_chunks_of_its_own_transactions(client, pull, push, db
     counting = CountingDatabase(db)
     report = purge_guest_data(counting, after_checkout_days=365,
                               now=_after(START + dt.timedelta(days=3)), chunk_size=2)
-    assert (report.bookings, report.reservations) == (5, 3)
-    # 2 + 2 + 1 bookings, 2 + 1 reservations: each chunk its own transaction.
+    # Each booking's event and its hotel receiver's (lisboa-cm, demo catalogue).
+    assert (report.bookings, report.reservations, report.events) == (5, 3, 10)
+    # 2 + 2 + 1 bookings, 2 + 1 reservations, 5 x 2 events and an empty last chunk: each chunk
+    # its own transaction.
     assert counting.runs.count("_purge_bookings") == 3
+    assert counting.runs.count("_purge_events") == 6
     assert counting.runs.count("_purge_reservations") == 2
     assert all(r["guest_data_purged_at"] is not None for r in stored_bookings(db).values())
 
@@ -262,10 +274,144 @@ def test_the_cli_purges_after_the_days_given_or_the_setting(app, client, pull, p
     db.run(lambda conn: conn.execute(
         "UPDATE bookings SET check_in = check_in - %s, check_out = check_out - %s",
         (400 + 7, 400 + 7)))
+    # And so did its event's copy of it.
+    db.run(lambda conn: conn.execute(
+        "UPDATE event_log SET data = jsonb_set(data, '{booking,check_out}', %s::jsonb)",
+        (json.dumps((START - dt.timedelta(days=400)).isoformat()),)))
     result = cli("privacy", "purge")  # PRIVACY_PURGE_AFTER_DAYS: 365
     assert result.exit_code == 0, output_of(result)
-    assert "1 booking(s) and 0 reservation(s)" in result.output
+    assert ("1 booking(s) and 0 reservation(s) of 1 hotel(s), and of 2 event(s) and 0 webhook "
+            "delivery(ies), whose stay ended before") in result.output
     result = cli("privacy", "purge", "--after-checkout-days", "30", "--chunk-size", "1")
     assert result.exit_code == 0, output_of(result)
     assert "0 booking(s) and 1 reservation(s)" in result.output
+    assert "0 event(s)" in result.output
     assert cli("privacy", "purge", "--after-checkout-days", "0").exit_code != 0
+
+
+# --- the booking's events and their webhook deliveries ----------------------------------------
+
+@pytest.fixture
+def hotel_receiver(issue, pull):
+    """The push key of lisboa-cm, which receives LIS1's bookings (hotel_booking.*; demo
+    catalogue)."""
+    return bearer(issue("push", partner="lisboa-cm", signed=False, rate_limit=100000).token)
+
+
+def booking_events(client, db, headers) -> dict[str, list[dict]]:
+    """The key's booking events, by confirmation number, oldest first."""
+    found: dict[str, list[dict]] = {}
+    for event in read_events(client, db, headers):
+        found.setdefault(event["data"]["booking"]["confirmation_number"], []).append(event)
+    return found
+
+
+def purged_as_read(event: dict, now: dt.datetime, *, personal=PERSONAL) -> dict:
+    """`event` as it reads once purged at `now`: the personal fields null and the marker set
+    (its time compared as a time, whatever offset it is written with)."""
+    shown = {**event["data"]["booking"], **dict.fromkeys(personal), "guest_data_purged": True,
+             "guest_data_purged_at": now}
+    return {**event, "data": {**event["data"], "booking": shown}}
+
+
+def as_times(event: dict) -> dict:
+    booking = event["data"]["booking"]
+    when = booking.get("guest_data_purged_at")
+    return {**event, "data": {**event["data"], "booking": {
+        **booking, "guest_data_purged_at": when and dt.datetime.fromisoformat(when)}}}
+
+
+def test_a_bookings_events_are_purged_with_it_and_read_as_the_booking(
+        client, pull, hotel_receiver, db):
+    old = book(client, pull, "OLD")["confirmation_number"]
+    assert_envelope_success(client.post(f"{API}/bookings/OLD/cancel", headers=pull,
+                                        json={"reason": "Ana Silva is ill"}))
+    new = book(client, pull, "NEW", offset=4)["confirmation_number"]
+    booker, hotel = booking_events(client, db, pull), booking_events(client, db, hotel_receiver)
+    assert [e["type"] for e in booker[old]] == ["booking.confirmed", "booking.cancelled"]
+    assert [e["type"] for e in hotel[old]] == ["hotel_booking.confirmed",
+                                               "hotel_booking.cancelled"]
+    assert all("Ana" in json.dumps(e) for e in booker[old] + hotel[old])
+    now = _after(START + dt.timedelta(days=3))
+
+    report = purge_guest_data(db, after_checkout_days=365, now=now)
+    assert (report.bookings, report.events, report.hotels) == (1, 4, 1)
+
+    booker_after = booking_events(client, db, pull)
+    hotel_after = booking_events(client, db, hotel_receiver)
+    # The same events in the same places of the log, only their guest data gone.
+    assert [as_times(e) for e in booker_after[old]] == [purged_as_read(e, now)
+                                                         for e in booker[old]]
+    assert [as_times(e) for e in hotel_after[old]] == [
+        purged_as_read(e, now, personal=("guests", "contact")) for e in hotel[old]]
+    assert not any("Ana" in json.dumps(e) for e in booker_after[old] + hotel_after[old])
+    # The cancellation's event shows the booking as GET /bookings/{reference} does.
+    assert as_times(booker_after[old][-1])["data"]["booking"] == as_times(
+        {"data": {"booking": read_booking(client, pull, "OLD")}})["data"]["booking"]
+    assert booker_after[new] == booker[new] and hotel_after[new] == hotel[new]
+
+    # Idempotent: nothing more to purge, the first purge's time stays.
+    again = purge_guest_data(db, after_checkout_days=365, now=now + dt.timedelta(days=1))
+    assert (again.bookings, again.events, again.deliveries) == (0, 0, 0)
+    assert booking_events(client, db, pull) == booker_after
+
+
+@pytest.fixture
+def senders(db, settings):
+    made = Senders(db, SigningVault(settings.secret_key), (1, 1), concurrency=4, per_endpoint=2)
+    yield made
+    made.close()
+
+
+def stored_bodies(db) -> dict[tuple[str, str], dict]:
+    return {(r["endpoint_id"], r["event_id"]): json.loads(r["body"]) for r in db.run(
+        lambda conn: conn.execute(
+            "SELECT endpoint_id, event_id, body FROM webhook_deliveries").fetchall())}
+
+
+def test_webhook_deliveries_are_purged_and_a_replay_sends_the_purged_event(
+        client, pull, hotel_receiver, db, senders):
+    with receiver() as booker_hook, receiver() as hotel_hook:
+        booker = created(client, pull, booker_hook.url, ["booking.confirmed"])
+        hotel = created(client, hotel_receiver, hotel_hook.url, ["hotel_booking.confirmed"])
+        old = book(client, pull, "OLD")["confirmation_number"]
+        book(client, pull, "NEW", offset=4)
+        run_rounds(db, senders, lambda: len(booker_hook.received) == 2
+                   and len(hotel_hook.received) == 2 and senders.in_flight() == 0, timeout=120)
+        before = stored_bodies(db)
+        now = _after(START + dt.timedelta(days=3))
+
+        report = purge_guest_data(db, after_checkout_days=365, now=now)
+        assert (report.events, report.deliveries) == (2, 2)
+
+        # Each delivery keeps the event as GET /events now shows it; the other stay as they were.
+        shown = {e["event_id"]: e for key in (pull, hotel_receiver)
+                 for events in booking_events(client, db, key).values() for e in events}
+        after = stored_bodies(db)
+        purged = {k for k, body in before.items()
+                  if body["data"]["booking"]["confirmation_number"] == old}
+        assert len(purged) == 2
+        for key, body in after.items():
+            assert body == (shown[key[1]] if key in purged else before[key])
+            assert ("Ana" in json.dumps(body)) is (key not in purged)
+
+        replayed = []
+        for headers, endpoint, hook in ((pull, booker, booker_hook),
+                                        (hotel_receiver, hotel, hotel_hook)):
+            endpoint_id = endpoint["endpoint"]["endpoint_id"]
+            (event_id,) = [e for (d, e) in purged if d == endpoint_id]
+            assert_envelope_success(client.post(
+                f"{ENDPOINTS}/{endpoint_id}/deliveries/{event_id}/retry", headers=headers), 202)
+            replayed.append((endpoint, hook, event_id))
+        run_rounds(db, senders, lambda: len(booker_hook.received) == 3
+                   and len(hotel_hook.received) == 3, timeout=120)
+    for endpoint, hook, event_id in replayed:
+        request = hook.received[-1]
+        assert request.headers["webhook-id"] == event_id
+        sent = Webhook(endpoint["secret"]).verify(request.body, request.headers)
+        assert sent == shown[event_id] and sent["data"]["booking"]["guest_data_purged"] is True
+        assert b"Ana" not in request.body
+
+    again = purge_guest_data(db, after_checkout_days=365, now=now + dt.timedelta(days=1))
+    assert (again.events, again.deliveries) == (0, 0)
+    assert stored_bodies(db) == after

@@ -1,18 +1,32 @@
 -- `flask --app app privacy purge` (connectivity/operator/privacy.py): the personal fields of
--- stays that ended before a cutoff replaced, one hotel and one chunk per transaction. Every
--- statement names its hotel (one shard under Citus), and the purge time comes in as a
--- parameter: Citus evaluates no non-IMMUTABLE function in a distributed UPDATE's expressions.
+-- stays that ended before a cutoff replaced, one hotel (or, for webhook deliveries, one
+-- partner) and one chunk per transaction. Every statement names its hotel or partner (one shard
+-- under Citus), and the purge time comes in as a parameter: Citus evaluates no non-IMMUTABLE
+-- function in a distributed UPDATE's expressions.
+--
+-- Events and webhook deliveries hold a booking as the partner read it (`data.booking`): due
+-- once its `check_out` (ISO text) is before `cutoff_day`, purged once its
+-- `guest_data_purged_at` is set. `purged` maps each of the four booking event types to the
+-- fields it overwrites in `data.booking` (privacy.py: guests, contact... null, the marker
+-- set). The types are written out, not a parameter, so that the partial indexes of migration
+-- 0023 serve these statements.
 
 -- name: hotels_with_guest_data_due(cutoff, cutoff_day)
--- The hotels that have bookings or received reservations still holding guest data whose stay
--- ended before `cutoff` (`cutoff_day`: the same day as ISO text, the form a reservation's state
--- keeps its dates in).
+-- The hotels that have bookings, received reservations or booking events still holding guest
+-- data whose stay ended before `cutoff` (`cutoff_day`: the same day as ISO text, the form a
+-- reservation's state and an event keep their dates in).
 SELECT property_id FROM bookings
  WHERE guest_data_purged_at IS NULL AND check_out < :cutoff
 UNION
 SELECT property_id FROM reservations
  WHERE guest_data_purged_at IS NULL AND state IS NOT NULL
    AND state ->> 'check_out' < :cutoff_day
+UNION
+SELECT property_id FROM event_log
+ WHERE type IN ('booking.confirmed', 'booking.cancelled',
+                'hotel_booking.confirmed', 'hotel_booking.cancelled')
+   AND (data #>> '{booking,guest_data_purged_at}') IS NULL
+   AND (data #>> '{booking,check_out}') < :cutoff_day
  ORDER BY property_id;
 
 -- name: purge_booking_guest_data(property_id, cutoff, purged_at, chunk_size)
@@ -58,3 +72,61 @@ UPDATE reservation_versions v
    SET payload = CASE WHEN v.kind = 'cancel' THEN v.payload - 'reason'
                       ELSE v.payload - 'guests' - 'contact' - 'special_requests' END
  WHERE v.property_id = :property_id AND v.reservation_id = ANY(:reservation_ids::bigint[]);
+
+-- name: purge_event_guest_data(property_id, cutoff_day, purged, chunk_size)
+-- Up to `chunk_size` of the hotel's booking events (every partner's: the booker's booking.*,
+-- the receivers' hotel_booking.*) whose stay ended before the cutoff: `data.booking` takes the
+-- purged fields of its type, the rest of the event (its id, type, time, the stay, amounts,
+-- references, its place in the log) stays. A cancel after the booking's purge writes its
+-- events without guest data already.
+UPDATE event_log e
+   SET data = jsonb_set(e.data, '{booking}', (e.data -> 'booking') || (:purged::jsonb -> e.type))
+ WHERE e.property_id = :property_id
+   AND e.type IN ('booking.confirmed', 'booking.cancelled',
+                  'hotel_booking.confirmed', 'hotel_booking.cancelled')
+   AND (e.data #>> '{booking,guest_data_purged_at}') IS NULL
+   AND (e.data #>> '{booking,check_out}') < :cutoff_day
+   AND e.id IN (SELECT d.id FROM event_log d
+                 WHERE d.property_id = :property_id
+                   AND d.type IN ('booking.confirmed', 'booking.cancelled',
+                                  'hotel_booking.confirmed', 'hotel_booking.cancelled')
+                   AND (d.data #>> '{booking,guest_data_purged_at}') IS NULL
+                   AND (d.data #>> '{booking,check_out}') < :cutoff_day
+                 ORDER BY d.id
+                 LIMIT :chunk_size)
+RETURNING e.id;
+
+-- name: partners_with_deliveries_due(cutoff_day)
+-- The partners whose webhook deliveries of booking events still hold guest data of a stay
+-- that ended before the cutoff (deliveries are kept by partner, not by hotel).
+SELECT DISTINCT partner_id FROM webhook_deliveries
+ WHERE event_type IN ('booking.confirmed', 'booking.cancelled',
+                      'hotel_booking.confirmed', 'hotel_booking.cancelled')
+   AND (body::jsonb #>> '{data,booking,guest_data_purged_at}') IS NULL
+   AND (body::jsonb #>> '{data,booking,check_out}') < :cutoff_day
+ ORDER BY partner_id;
+
+-- name: purge_webhook_delivery_guest_data(partner_id, cutoff_day, purged, chunk_size)
+-- The same for up to `chunk_size` of the partner's deliveries, in the copy of the event each
+-- keeps and sends (`body`, signed at each attempt): a retry or a replay sends the purged
+-- event, as GET /events shows it. Status, attempts and claim stay: a sender holding a claim
+-- records its outcome as before.
+UPDATE webhook_deliveries w
+   SET body = jsonb_set(w.body::jsonb, '{data,booking}',
+                        (w.body::jsonb #> '{data,booking}') || (:purged::jsonb -> w.event_type)
+                        )::text
+ WHERE w.partner_id = :partner_id
+   AND w.event_type IN ('booking.confirmed', 'booking.cancelled',
+                        'hotel_booking.confirmed', 'hotel_booking.cancelled')
+   AND (w.body::jsonb #>> '{data,booking,guest_data_purged_at}') IS NULL
+   AND (w.body::jsonb #>> '{data,booking,check_out}') < :cutoff_day
+   AND (w.endpoint_id, w.event_id) IN (
+        SELECT d.endpoint_id, d.event_id FROM webhook_deliveries d
+         WHERE d.partner_id = :partner_id
+           AND d.event_type IN ('booking.confirmed', 'booking.cancelled',
+                                'hotel_booking.confirmed', 'hotel_booking.cancelled')
+           AND (d.body::jsonb #>> '{data,booking,guest_data_purged_at}') IS NULL
+           AND (d.body::jsonb #>> '{data,booking,check_out}') < :cutoff_day
+         ORDER BY d.seq
+         LIMIT :chunk_size)
+RETURNING w.event_id;
