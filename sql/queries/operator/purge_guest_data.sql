@@ -9,7 +9,7 @@
 -- `guest_data_purged_at` is set. `purged` maps each of the four booking event types to the
 -- fields it overwrites in `data.booking` (privacy.py: guests, contact... null, the marker
 -- set). The types are written out, not a parameter, so that the partial indexes of migration
--- 0023 serve these statements.
+-- 0022 serve these statements.
 
 -- name: hotels_with_guest_data_due(cutoff, cutoff_day)
 -- The hotels that have bookings, received reservations or booking events still holding guest

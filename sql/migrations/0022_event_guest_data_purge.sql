@@ -1,4 +1,4 @@
--- 0023_event_guest_data_purge: guest data that expires also leaves the event log and the
+-- 0022_event_guest_data_purge: guest data that expires also leaves the event log and the
 -- webhook deliveries (`flask --app app privacy purge`, connectivity/operator/privacy.py,
 -- docs/operations.md 5.5). A booking event (booking.*, hotel_booking.*) and each delivery of
 -- one hold the booking as the partner read it, its guests and contact included, until the
