@@ -14,14 +14,12 @@ import hashlib
 import json
 import sys
 import time
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
-from connectivity.auth.authenticate import Caller
 from connectivity.availability import rates as rates_module
 
-from .dataset import ALL_PARTNER
 from .discovery import RATES_NIGHTS
-from .search_digest import _caller_fields, _Reads
+from .search_digest import _Reads, bench_partner
 
 ROUNDS = 5
 
@@ -29,13 +27,7 @@ ROUNDS = 5
 def main() -> None:
     url, requests = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100
     reads = _Reads(url)
-    conn = reads.conn
-    partner = conn.execute("SELECT id FROM partners WHERE code = %s",
-                           (ALL_PARTNER,)).fetchone()["id"]
-    codes = [r["hotel_code"] for r in conn.execute(
-        "SELECT hotel_code FROM partner_properties WHERE partner_id = %s "
-        "AND environment = 'sandbox' ORDER BY hotel_code", (partner,))]
-    caller = Caller(**_caller_fields(partner))
+    _, codes, caller = bench_partner(reads.conn)
 
     def request(i: int) -> dict:  # the `rates` scenario's i-th request
         check_in = date.today() + timedelta(days=1 + i % 60)
@@ -47,19 +39,18 @@ def main() -> None:
     cpu = {"reference": 0.0, "memo": 0.0}
     for way in answers:  # warm-up: prepared statements, caches
         rates_module.MEMO_RESTRICTIONS = way == "memo"
-        rates_module.rates(reads, caller, request(0), datetime.now(timezone.utc))
+        rates_module.rates(reads, caller, request(0), datetime.now(UTC))
     for round_ in range(ROUNDS):
-        for way in answers:
+        for way, texts in answers.items():
             rates_module.MEMO_RESTRICTIONS = way == "memo"
             began = time.process_time()
             for i in range(requests):
-                answer = rates_module.rates(reads, caller, request(i),
-                                            datetime.now(timezone.utc))
+                answer = rates_module.rates(reads, caller, request(i), datetime.now(UTC))
                 if round_ == 0:
-                    answers[way].append(json.dumps(answer, default=str, sort_keys=True))
+                    texts.append(json.dumps(answer, default=str, sort_keys=True))
             cpu[way] += time.process_time() - began
-    for way in answers:
-        digest = hashlib.sha1("\n".join(answers[way]).encode()).hexdigest()
+    for way, texts in answers.items():
+        digest = hashlib.sha1("\n".join(texts).encode()).hexdigest()
         print(f"{way:9} digest {digest}  CPU per request: python "
               f"{cpu[way] * 1000 / (requests * ROUNDS):.2f} ms  "
               f"({ROUNDS} rounds of {requests} requests, 1 hotel x {RATES_NIGHTS} nights)")
