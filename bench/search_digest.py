@@ -48,6 +48,16 @@ class _Reads:
             return False
 
 
+def bench_partner(conn) -> tuple[int, list[str], Caller]:
+    """The data set's all-hotels partner: its id, its sandbox hotel codes, and it as a caller."""
+    partner = conn.execute("SELECT id FROM partners WHERE code = %s",
+                           (ALL_PARTNER,)).fetchone()["id"]
+    codes = [r["hotel_code"] for r in conn.execute(
+        "SELECT hotel_code FROM partner_properties WHERE partner_id = %s "
+        "AND environment = 'sandbox' ORDER BY hotel_code", (partner,))]
+    return partner, codes, Caller(**_caller_fields(partner))
+
+
 def _backend_seconds(conn, pid: int) -> float:
     try:
         fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
@@ -61,12 +71,7 @@ def main() -> None:
     reads = _Reads(url)
     conn = reads.conn
     backend = conn.execute("SELECT pg_backend_pid() AS pid").fetchone()["pid"]
-    partner = conn.execute("SELECT id FROM partners WHERE code = %s",
-                           (ALL_PARTNER,)).fetchone()["id"]
-    codes = [r["hotel_code"] for r in conn.execute(
-        "SELECT hotel_code FROM partner_properties WHERE partner_id = %s "
-        "AND environment = 'sandbox' ORDER BY hotel_code", (partner,))]
-    caller = Caller(**_caller_fields(partner))
+    partner, codes, caller = bench_partner(conn)
     model = SearchModel(reads, background=False)
     began, pg0 = time.perf_counter(), _backend_seconds(conn, backend)
     model.search_rows(partner, "sandbox", codes, _typed(search_request(_day, codes, 0)),

@@ -52,8 +52,29 @@ def _restrictions(row: dict | None) -> NightRestrictions | None:
     return None if row is None else NightRestrictions(**{f: row[f] for f in RESTRICTION_FIELDS})
 
 
-def evaluate_offer(offer: dict, snapshot: dict, request: dict, occupancy, stay_dates):
-    """One (room type, rate plan) judged and priced in the plan's currency by evaluate_stay."""
+def _level(row: dict | None) -> tuple | None:
+    return None if row is None else tuple(row[f] for f in RESTRICTION_FIELDS)
+
+
+def _effective_of(room_day: dict | None, plan_day: dict | None,
+                  memo: dict | None) -> NightRestrictions:
+    """`effective` of the two levels' rows. With a memo (one request's: rates prices every
+    offer of a hotel, whose nights repeat a few combinations of restrictions), each distinct
+    combination is combined once; `effective` is a pure function of the values, so the answer
+    is the same."""
+    if memo is None:
+        return effective(_restrictions(room_day), _restrictions(plan_day))
+    key = (_level(room_day), _level(plan_day))
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = effective(_restrictions(room_day), _restrictions(plan_day))
+    return found
+
+
+def evaluate_offer(offer: dict, snapshot: dict, request: dict, occupancy, stay_dates,
+                   memo: dict | None = None):
+    """One (room type, rate plan) judged and priced in the plan's currency by evaluate_stay.
+    `memo`: a dict kept for one snapshot's offers (see _effective_of), or None."""
     room_days, plan_days = snapshot["room_days"], snapshot["plan_days"]
     rt, rp = offer["room_type_id"], offer["rate_plan_id"]
 
@@ -63,7 +84,7 @@ def evaluate_offer(offer: dict, snapshot: dict, request: dict, occupancy, stay_d
         return NightInput(
             date=date,
             available_rooms=None if room_day is None else room_day["available"],
-            restrictions=effective(_restrictions(room_day), _restrictions(plan_day)),
+            restrictions=_effective_of(room_day, plan_day, memo),
             rates=None if plan_day is None else NightRates(**{f: plan_day[f]
                                                               for f in RATE_FIELDS}))
 
@@ -76,5 +97,5 @@ def evaluate_offer(offer: dict, snapshot: dict, request: dict, occupancy, stay_d
             "allowed_nationalities", "blocked_nationalities")}),
         room_type_max_occupancy=offer["room_type_max_occupancy"],
         nationality=request.get("nationality"), currency=offer["currency"],
-        departure_restrictions=effective(_restrictions(room_days.get((rt, check_out))),
-                                         _restrictions(plan_days.get((rt, rp, check_out)))))
+        departure_restrictions=_effective_of(room_days.get((rt, check_out)),
+                                             plan_days.get((rt, rp, check_out)), memo))

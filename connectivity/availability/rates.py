@@ -5,7 +5,6 @@ and booking use too, so the three can never disagree about a stay."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import fields
 from typing import Any
 
 from connectivity.auth.authenticate import Caller
@@ -16,7 +15,9 @@ from connectivity.pricing.stay_nights import stay_nights
 from connectivity.availability.offers import evaluate_offer, read_offers
 from connectivity.availability.stay import fx_multiplier
 
-NIGHT_FIELDS = tuple(f.name for f in fields(NightPrice))
+# Combine each distinct pair of restriction rows once per request (offers.evaluate_offer's
+# memo). False prices every night as quote and booking do: the reference the tests hold it to.
+MEMO_RESTRICTIONS = True
 
 
 def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime) -> dict:
@@ -32,9 +33,10 @@ def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime) 
     target = request.get("currency") or hotel["currency"]
     stay_dates = stay_nights(check_in, check_out)
     room_types: dict[str, list[dict]] = {}
+    memo = {} if MEMO_RESTRICTIONS else None
     for offer in offers:
         plans = room_types.setdefault(offer["room_type_code"], [])
-        quote = evaluate_offer(offer, snapshot, request, occupancy, stay_dates)
+        quote = evaluate_offer(offer, snapshot, request, occupancy, stay_dates, memo)
         quote = quote_in_currency(quote, fx_multiplier(snapshot["fx"], quote.currency, target),
                                   target)
         plans.append({
@@ -51,4 +53,5 @@ def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime) 
 
 def _night(night: NightPrice) -> dict:
     # Not dataclasses.asdict: it deep-copies every Decimal, a large share of this endpoint's time.
-    return {name: getattr(night, name) for name in NIGHT_FIELDS}
+    # A plain dataclass's __dict__ holds its fields in declaration order: copied whole.
+    return night.__dict__.copy()
