@@ -19,6 +19,7 @@ from connectivity.mapping.hotel_code import find_hotel
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
 from connectivity.web.errors import ValidationFailed
+from connectivity.web.fields import FOREIGN_CURSOR
 from connectivity.bookings.records import booking_view
 
 FILTERS = ("hotel_code", "status", "created_from", "created_to", "check_in_from",
@@ -47,8 +48,7 @@ class ListCursors:
                     "again without a cursor"]})
             return dt.datetime.fromisoformat(created_at), int(booking_id)
         except (BadData, ValueError, TypeError):
-            raise ValidationFailed({"cursor": [
-                "is not a cursor GET /bookings gave this key; start again without one"]}) from None
+            raise ValidationFailed({"cursor": [FOREIGN_CURSOR]}) from None
 
 
 def filters_digest(query: dict[str, Any]) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, fields, validate, validates_schema
 
 from connectivity.events.log import EVENT_SCOPES, EVENT_TYPES
 from connectivity.web.fields import PageCursor, PageLimit
+from connectivity.web.schema import Schema
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 500
@@ -17,8 +18,7 @@ class EventTypeList(fields.Field):
     """Event types, comma-separated; loaded as a list without repeats, in the order sent."""
 
     def __init__(self, **kwargs):
-        kwargs["metadata"] = {"type": "string", "example": "booking.confirmed,booking.cancelled",
-                              **kwargs.get("metadata", {})}
+        kwargs["metadata"] = {"type": "string", **kwargs.get("metadata", {})}
         super().__init__(**kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs) -> list[str]:
@@ -37,7 +37,8 @@ class EventsQuerySchema(Schema):
                         "any `types`); absent: from the oldest event kept")
     limit = PageLimit(DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, "events")
     types = EventTypeList(metadata={
-        "description": "only these types, comma-separated; each must be one the key may see. "
+        "description": "only these types, comma-separated (e.g. "
+                       "`booking.confirmed,booking.cancelled`); each must be one the key may see. "
                        f"Absent: every type the key may see. Types and their scopes: "
                        f"{_TYPE_TABLE}"})
     start = fields.String(validate=validate.OneOf(["latest"]), metadata={
@@ -56,7 +57,12 @@ class EventSchema(Schema):
         "description": "the same on every reading and every webhook delivery: deduplicate by it"})
     type = fields.String(required=True, metadata={"enum": list(EVENT_TYPES)})
     created_at = fields.AwareDateTime(required=True)
-    data = fields.Dict(required=True, metadata={"description": "by type (contract 12.2)"})
+    data = fields.Dict(required=True, metadata={
+        "description": "by type: `ari_batch.finished` the batch as GET /ari/batches/{batchId} "
+                       "answers it; `booking.*` and `hotel_booking.*` `{\"booking\"}`; "
+                       "`reservation.flagged` `partner_reference`, `hotel_code`, `code`, "
+                       "`message`; `mapping.*` `hotel_code` (the operation's description says "
+                       "more)"})
 
 
 class EventsSchema(Schema):

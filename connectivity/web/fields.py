@@ -227,6 +227,9 @@ class PartnerCodeList(fields.Field):
 
 # Paged reads (the change feed, the event log, the bookings list): a cursor and a page size.
 MAX_CURSOR_LENGTH = 200  # the contract's, for every cursor
+# A listing's cursor (bookings, deliveries) that the service did not give for this list: 422
+# naming `cursor`. (A feed's, past its horizon or not ours, is 410 cursor_expired instead.)
+FOREIGN_CURSOR = "not a cursor of this list: use next_cursor as given, or start again without one"
 
 
 def PageCursor(description: str) -> fields.String:

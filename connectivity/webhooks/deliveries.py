@@ -15,6 +15,7 @@ from connectivity.auth.authenticate import Caller
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
 from connectivity.web.errors import NotFound, ValidationFailed
+from connectivity.web.fields import FOREIGN_CURSOR
 from connectivity.webhooks.endpoints import find_endpoint
 
 CURSOR_PREFIX = b"wd1:"
@@ -51,7 +52,7 @@ def _load_cursor(cursor: str) -> int:
                 return seq
     except (binascii.Error, ValueError):
         pass
-    raise ValidationFailed({"cursor": ["not a cursor of this list: use next_cursor as given"]})
+    raise ValidationFailed({"cursor": [FOREIGN_CURSOR]})
 
 
 def replay_delivery(db: Database, caller: Caller, endpoint_id: str, event_id: str) -> None:

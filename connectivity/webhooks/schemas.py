@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate, validates
+from marshmallow import ValidationError, fields, validate, validates
 
 from connectivity.events.log import EVENT_TYPES
 from connectivity.web.fields import PageCursor, PageLimit, Text
+from connectivity.web.schema import Schema
 from connectivity.webhooks.destination import MAX_URL_LENGTH
 
 MAX_EVENT_TYPES = 20

@@ -1,4 +1,6 @@
-"""The demo keys kept between `make run` starts (devtools/demo_keys.py)."""
+"""The demo keys kept between `make run` starts (devtools/demo_keys.py): acme's pull and push
+keys, and demo-channel, a key of lisboa-cm (LIS1's channel manager, which receives its
+bookings)."""
 
 from __future__ import annotations
 
@@ -7,40 +9,53 @@ import json
 from connectivity.auth.credentials import SigningVault
 from devtools.demo_keys import demo_keys
 
+NAMES = ["demo-pull", "demo-push", "demo-channel"]
 
-def active(db, name: str) -> list[str]:
+
+def active(db, name: str) -> list[tuple[str, str]]:
+    """(key_id, partner code) of the unrevoked keys called `name`."""
     with db.connection() as conn:
-        return [r["key_id"] for r in conn.execute(
-            "SELECT key_id FROM api_keys WHERE name = %s AND revoked_at IS NULL", (name,))]
+        return [(r["key_id"], r["code"]) for r in conn.execute(
+            "SELECT k.key_id, p.code FROM api_keys k JOIN partners p ON p.id = k.partner_id "
+            "WHERE k.name = %s AND k.revoked_at IS NULL", (name,))]
 
 
-def test_kept_while_usable_reset_or_revoked_gives_a_new_pair(db, catalog, settings, tmp_path):
+def test_kept_while_usable_reset_or_revoked_gives_new_keys(db, catalog, settings, tmp_path):
     vault, path = SigningVault(settings.secret_key), tmp_path / "demo-keys.json"
     first = demo_keys(db, vault, path)
-    assert [k["kept"] for k in first.values()] == [False, False]
+    assert list(first) == NAMES
+    assert [k["kept"] for k in first.values()] == [False, False, False]
     assert path.stat().st_mode & 0o777 == 0o600
-    assert json.loads(path.read_text())["demo-push"]["token"] == first["demo-push"]["token"]
+    assert {n: k["token"] for n, k in json.loads(path.read_text()).items()} == \
+        {n: k["token"] for n, k in first.items()}
+    assert active(db, "demo-channel") == [(first["demo-channel"]["key_id"], "lisboa-cm")]
+    assert first["demo-channel"]["requires_signature"] is False
 
     again = demo_keys(db, vault, path)
-    assert [k["kept"] for k in again.values()] == [True, True]
+    assert [k["kept"] for k in again.values()] == [True, True, True]
     assert {n: k["token"] for n, k in again.items()} == {n: k["token"] for n, k in first.items()}
 
     reset = demo_keys(db, vault, path, reset=True)
-    assert all(not k["kept"] for k in reset.values())
-    assert active(db, "demo-pull") == [reset["demo-pull"]["key_id"]]   # the old one revoked
-    assert active(db, "demo-push") == [reset["demo-push"]["key_id"]]
+    assert [k["kept"] for k in reset.values()] == [False, False, False]
+    assert active(db, "demo-pull") == [(reset["demo-pull"]["key_id"], "acme")]  # old revoked
+    assert active(db, "demo-push") == [(reset["demo-push"]["key_id"], "acme")]
+    assert active(db, "demo-channel") == [(reset["demo-channel"]["key_id"], "lisboa-cm")]
 
-    with db.connection() as conn:
-        conn.execute("UPDATE api_keys SET revoked_at = now() WHERE key_id = %s",
-                     (reset["demo-pull"]["key_id"],))
-    after_revoke = demo_keys(db, vault, path)
-    assert (after_revoke["demo-pull"]["kept"], after_revoke["demo-push"]["kept"]) == (False, True)
-    assert json.loads(path.read_text())["demo-pull"]["key_id"] == \
-        after_revoke["demo-pull"]["key_id"]
+    for revoked in ("demo-pull", "demo-channel"):
+        with db.connection() as conn:
+            conn.execute("UPDATE api_keys SET revoked_at = now() WHERE key_id = %s",
+                         (reset[revoked]["key_id"],))
+        after_revoke = demo_keys(db, vault, path)
+        assert after_revoke[revoked]["kept"] is False
+        assert [after_revoke[n]["kept"] for n in NAMES if n != revoked] == [True, True]
+        assert json.loads(path.read_text())[revoked]["key_id"] == \
+            after_revoke[revoked]["key_id"] != reset[revoked]["key_id"]
 
 
-def test_an_unreadable_file_gives_a_new_pair(db, catalog, settings, tmp_path):
+def test_an_unreadable_file_gives_new_keys(db, catalog, settings, tmp_path):
     path = tmp_path / "demo-keys.json"
     path.write_text("not json")
     keys = demo_keys(db, SigningVault(settings.secret_key), path)
-    assert [k["kept"] for k in keys.values()] == [False, False]
+    assert list(keys) == NAMES
+    assert [k["kept"] for k in keys.values()] == [False, False, False]
+    assert set(json.loads(path.read_text())) == set(NAMES)

@@ -968,7 +968,7 @@ export type Event = {
   event_id: string;
   type: "ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed";
   created_at: string;
-  /** by type (contract 12.2) */
+  /** by type: `ari_batch.finished` the batch as GET /ari/batches/{batchId} answers it; `booking.*` and `hotel_booking.*` `{"booking"}`; `reservation.flagged` `partner_reference`, `hotel_code`, `code`, `message`; `mapping.*` `hotel_code` (the operation's description says more) */
   data: {
     [key: string]: unknown;
   };

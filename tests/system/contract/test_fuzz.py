@@ -162,7 +162,7 @@ BEYOND_JSON_SCHEMA = {
             "the URL has no host", "credentials in the URL", "a URL with a fragment",
             "a URL holds no spaces"),
     "event_types": ("unknown event type(s)", '"*" stands alone', "each type at most once"),
-    # a deliveries list's cursor, like a feed's, is only ever one the service gave
+    # a listing's cursor (bookings, deliveries), like a feed's, is only ever one the service gave
     "cursor": ("not a cursor of this list",),
 }
 

@@ -33,6 +33,8 @@ def sandbox(db, catalog, issue, live_origin, worker, webhook_worker, tmp_path):
     db.run(seed_demo_ari, dt.datetime.now(dt.timezone.utc))
     return {**os.environ, "PCS_URL": live_origin, "PCS_PULL_TOKEN": issue("pull").token,
             "PCS_PUSH_TOKEN": issue("push").token,
+            # the demo-channel key: lisboa-cm receives ACME-LIS's bookings (section 8.1)
+            "PCS_CHANNEL_TOKEN": issue("push", partner="lisboa-cm", signed=False).token,
             "PYTHONPATH": os.pathsep.join([str(CLIENT_SOURCE), os.environ.get("PYTHONPATH", "")]),
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 
@@ -75,6 +77,8 @@ def test_the_python_examples_run(sandbox, tmp_path):
     out = each_alone("python", [sys.executable], ".py", sandbox, tmp_path)
     assert "penalty: 0" in out and "the price is now" in out
     assert "webhook received: ping deliveries: 2" in out
+    assert "event: booking.confirmed" in out and "event: booking.cancelled" in out
+    assert "hotel booking: CM-LIS CM-DBL CM-BAR from Acme Travel" in out
 
 
 def test_the_javascript_examples_run(sandbox, tmp_path):

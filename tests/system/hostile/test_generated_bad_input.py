@@ -114,6 +114,12 @@ def reservation_modify() -> dict:
             "net_amount": "300.00", "net_currency": "EUR", "modified_at": day(-1)}
 
 
+def webhook_endpoint() -> dict:
+    # a sandbox key may use http on a loopback address (nothing is sent in this test)
+    return {"url": "http://127.0.0.1:9/pcs-webhooks", "event_types": ["booking.confirmed"],
+            "description": "our PMS"}
+
+
 # (method, path template in the description) -> (key, valid body, the path's values)
 BODIES = {
     ("post", "/availability/search"): ("pull", search, {}),
@@ -129,6 +135,7 @@ BODIES = {
                                                    {"reference": "GEN-RSV-HELD"}),
     ("post", "/reservations/{reference}/modify"): ("push", reservation_modify,
                                                    {"reference": "GEN-RSV-HELD"}),
+    ("post", "/webhook-endpoints"): ("pull", webhook_endpoint, {}),
 }
 
 

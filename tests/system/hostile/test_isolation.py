@@ -141,10 +141,14 @@ def test_a_delivery_for_acmes_reservation_is_the_callers_own(client, db, service
 
     assert gone == {}, "a row of acme's changed"
     assert set(new) <= {"reservations", "reservation_claims", "reservation_versions",
-                        "reconciliation_items"}, new
+                        "reconciliation_items", "event_log"}, new
     [row] = [json.loads(r) for r in new["reservations"]]
     owner = ("globex", "sandbox") if caller == "globex" else ("acme", "production")
     assert (row["partner_id"], row["environment"]) == (partner_id(db, owner[0]), owner[1])
+    # the reconciliation item's reservation.flagged event: in the caller's log, never acme's
+    events = [json.loads(r) for r in new.get("event_log", ())]
+    assert {(e["partner_id"], e["environment"]) for e in events} <= \
+        {(partner_id(db, owner[0]), owner[1])}
     assert row["partner_reference"] == acme_world.reservation_reference
     assert shape(real) == shape(absent)
     shown = real["reservation"]
