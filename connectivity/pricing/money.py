@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import cache
 from types import MappingProxyType
 
 from babel.numbers import get_currency_precision
@@ -65,12 +66,20 @@ def to_decimal(value: Decimal | int | str | float) -> Decimal:
     return result
 
 
+@cache
 def minor_units(currency: str) -> int:
     """Decimal places of a currency: 2 for EUR, 0 for JPY, 3 for KWD (CLDR data via babel).
 
     Babel answers 2 for codes it does not know; validating the code is the schema's job.
+    Cached: babel's lookup costs more than the rounding it serves, and every priced night of
+    rates and every hotel of a search asks it (CLDR data do not change while a process runs).
     """
     return get_currency_precision(currency.upper())
+
+
+@cache
+def _unit(currency: str) -> Decimal:
+    return Decimal(1).scaleb(-minor_units(currency))
 
 
 def round_money(amount: Decimal, currency: str) -> Decimal:
@@ -79,8 +88,7 @@ def round_money(amount: Decimal, currency: str) -> Decimal:
     if not isinstance(amount, Decimal):
         # A float here would already have lost cents; fail loudly instead.
         raise TypeError(f"round_money wants a Decimal, got {type(amount).__name__}")
-    exponent = Decimal(1).scaleb(-minor_units(currency))
-    return amount.quantize(exponent, rounding=ROUND_HALF_UP)
+    return amount.quantize(_unit(currency), rounding=ROUND_HALF_UP)
 
 
 def convert(amount: Decimal, rate: Decimal) -> Decimal:
