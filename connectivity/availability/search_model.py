@@ -19,7 +19,8 @@ next searches), a stay outside the loaded days, a price the integer layout canno
 rates are never kept: a search that converts reads them.
 
 Metrics (GET /metrics): hotels answered by the model and by the statement (the hit rate), the
-properties and bytes held, the load time, and when it last caught up (staleness)."""
+properties and bytes held, the load time, when it last caught up (staleness) and how long a
+catch-up takes."""
 
 from __future__ import annotations
 
@@ -64,6 +65,11 @@ BYTES = Gauge("pcs_search_model_bytes", "Bytes of arrays the web process's searc
 LOADS = Histogram("pcs_search_model_load_seconds", "Time to load a batch of properties into "
                   "the search model (its rebuild time).", registry=REGISTRY,
                   buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
+CATCH_UPS = Histogram("pcs_search_model_catch_up_seconds", "Time a catch-up with the change log "
+                      "took (horizons, changes, the changed days reloaded): with the refresh "
+                      "interval it bounds how late a committed change shows in search.",
+                      registry=REGISTRY,
+                      buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
 REFRESHED = Gauge("pcs_search_model_refreshed_timestamp_seconds", "When the search model last "
                   "caught up with the change log (staleness: now minus this).",
                   registry=REGISTRY, multiprocess_mode="liveall")
@@ -223,7 +229,7 @@ class SearchModel:
     def _catch_up(self, conn) -> None:
         # What the catch-up reads is as of its start: staleness runs from there, and the next
         # one is due `refresh_seconds` after this one began, not after it ended.
-        began, began_at = self._clock(), time.time()
+        began, began_at, timer = self._clock(), time.time(), time.perf_counter()
         queries().availability.model_catch_up_settings(conn)
         horizons, next_xids = horizons_and_next(conn)
         if self._positions is not None and any(
@@ -241,6 +247,7 @@ class SearchModel:
             self._replay(conn, horizons, next_xids)
         self._refreshed = began
         REFRESHED.set(began_at)
+        CATCH_UPS.observe(time.perf_counter() - timer)
 
     def _pruned_past(self, conn) -> bool:
         # Pruning keeps 7 days: looking once a minute is ample, and spares every search a read.
