@@ -43,8 +43,15 @@ class TailPage:
 
 def horizons(conn) -> Positions:
     """Each origin's horizon, as a position: everything of that origin below it is final."""
-    return {h["origin"]: Position(int(h["horizon"]), 0)
-            for h in queries().logtail.log_horizons(conn)}
+    return horizons_and_next(conn)[0]
+
+
+def horizons_and_next(conn) -> tuple[Positions, dict[int, int]]:
+    """Each origin's horizon, and its next transaction id (every transaction of that origin
+    begun before this read is below it), from one read of every node."""
+    read = queries().logtail.log_horizons(conn)
+    return ({h["origin"]: Position(int(h["horizon"]), 0) for h in read},
+            {h["origin"]: int(h["next_xid"]) for h in read})
 
 
 def oldest_kept(conn, read_marks: MarksReader) -> Positions:

@@ -10,6 +10,8 @@ import dataclasses
 import datetime as dt
 from decimal import Decimal
 
+import psycopg
+
 from connectivity.auth.authenticate import Caller
 from connectivity.availability.search import search
 from connectivity.availability.search_model import HOTELS, SearchModel
@@ -56,6 +58,30 @@ def test_a_booking_like_decrement_and_a_pause_show_in_the_next_search(app, clien
     assert response.json["data"]["hotels"] == []
     assert response.json["data"]["unknown_hotel_codes"] == []
     assert response.json["data"]["paused_hotel_codes"] == ["ACME-LIS"]
+
+
+def test_a_change_shows_at_once_while_an_older_transaction_holds_the_horizon_below_it(
+        client, pull, lisbon_ari, db, services):
+    """The model applies a committed change as soon as it reads it, also while a transaction
+    that began before it still runs on the same node (the feed waits for that one; search does
+    not), and keeps it once that transaction ends and the horizon passes it."""
+    assert lowest(client, pull) == Decimal("180")
+    with db.connection() as conn:
+        lis1 = conn.execute("SELECT id FROM properties WHERE code = 'LIS1'").fetchone()["id"]
+    older = psycopg.connect(services.database_url)
+    try:
+        # A write of its own holds the horizon of LIS1's node (on Citus: its worker) below
+        # every transaction that begins after it.
+        older.execute("UPDATE rate_plan_days SET rate = rate WHERE property_id = %s "
+                      "AND date = %s", (lis1, day(3)))
+        set_plan_days(db, "LIS1", "DBL", "NRF", [day(1)], rate="50.00")
+        assert lowest(client, pull) == Decimal("140")
+        set_plan_days(db, "LIS1", "DBL", "NRF", [day(1)], rate="60.00")
+        assert lowest(client, pull) == Decimal("150")
+    finally:
+        older.rollback()
+        older.close()
+    assert lowest(client, pull) == Decimal("150")
 
 
 def test_a_model_that_skips_catch_ups_keeps_a_stale_answer_no_longer_than_it_may(

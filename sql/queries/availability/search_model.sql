@@ -57,11 +57,11 @@ SELECT id AS property_id FROM properties ORDER BY id;
 --         extra_adult_rate, extra_child_rate, closed, min_stay, max_stay, CTA, CTD
 --   room, 8 a row: room type, day, available (0 when never sent), closed, min_stay, max_stay,
 --         CTA, CTD
-WITH w AS (
-    SELECT * FROM unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
-                         :last_dates::date[]) AS w(property_id, start, first_date, last_date)
-)
-SELECT 'plan' AS days_of, w.property_id,
+-- On Citus each half is one task per shard holding a property asked for (the ANY prunes the
+-- others), grouped there by the distribution column: with the windows as a CTE both halves
+-- read every shard and the coordinator grouped the rows (a catch-up's 12 hotels: 100 ms
+-- against 28; plain PostgreSQL the same, docs/benchmarks.md "Search at look-to-book scale").
+SELECT 'plan' AS days_of, d.property_id,
        string_agg(concat_ws(' ', d.room_type_id, d.rate_plan_id, d.date - w.start,
            CASE WHEN d.rate IS NULL THEN -1 WHEN d.rate < 1e9 AND scale(trim_scale(d.rate)) <= 6
                 THEN (d.rate * 1000000)::bigint ELSE -2 END,
@@ -77,28 +77,49 @@ SELECT 'plan' AS days_of, w.property_id,
            coalesce(d.closed, false)::int, coalesce(d.min_stay, 0), coalesce(d.max_stay, 0),
            coalesce(d.closed_to_arrival, false)::int,
            coalesce(d.closed_to_departure, false)::int), ' ') AS days
-  FROM w JOIN rate_plan_days d
+  FROM rate_plan_days d
+  JOIN unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
+                        :last_dates::date[]) AS w(property_id, start, first_date, last_date)
     ON d.property_id = w.property_id AND d.date BETWEEN w.first_date AND w.last_date
- GROUP BY w.property_id
+ WHERE d.property_id = ANY(:property_ids::bigint[])
+ GROUP BY d.property_id
 UNION ALL
-SELECT 'room', w.property_id,
+SELECT 'room', d.property_id,
        string_agg(concat_ws(' ', d.room_type_id, d.date - w.start, coalesce(d.available, 0),
            coalesce(d.closed, false)::int, coalesce(d.min_stay, 0), coalesce(d.max_stay, 0),
            coalesce(d.closed_to_arrival, false)::int,
            coalesce(d.closed_to_departure, false)::int), ' ')
-  FROM w JOIN room_type_days d
+  FROM room_type_days d
+  JOIN unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
+                        :last_dates::date[]) AS w(property_id, start, first_date, last_date)
     ON d.property_id = w.property_id AND d.date BETWEEN w.first_date AND w.last_date
- GROUP BY w.property_id;
+ WHERE d.property_id = ANY(:property_ids::bigint[])
+ GROUP BY d.property_id;
 
--- name: model_changes(after_xids, after_ids, low_xid, page_size)
--- The changes after the given position of their origin, in (xid, id) order, every partner: also
--- those at or above the horizon that have committed (the model re-reads what it may have
--- missed until the horizon passes it; change_feed.sql feed_page serves only what is below it).
+-- name: model_changes(origins, after_xids, after_ids, before_xids, page_size)
+-- The changes after each origin's position and below its next transaction id as read with the
+-- horizons (a transaction begun later is read by the next catch-up), in (xid, id) order, every
+-- partner: also those at or above the horizon that have committed (the model re-reads what it
+-- may have missed until the horizon passes it; change_feed.sql feed_page serves only what is
+-- below it). Each origin's rows are looked up in that origin's own range of the (xid, id)
+-- index: xids of different nodes are not comparable, and one range from the lowest position of
+-- every origin read, on each shard, every row its node wrote since (on Citus the coordinator's
+-- xids stay behind the workers', which write the rows: the scan grew with the log).
 SELECT c.id, c.origin, c.xid::text AS xid, c.property_id, c.room_type_id, c.rate_plan_id,
        c.from_date, c.to_date, c.kinds
   FROM change_log c
- WHERE c.xid >= :low_xid::text::xid8
-   AND (c.xid, c.id) > (coalesce((:after_xids::text[])[c.origin + 1], '0')::xid8,
-                        coalesce((:after_ids::bigint[])[c.origin + 1], 0))
+  JOIN unnest(:origins::integer[], :after_xids::text[], :after_ids::bigint[],
+              :before_xids::text[]) AS a(origin, xid, id, before_xid)
+    ON c.origin = a.origin
+   -- no next xid: an origin no node answers for any more (read to its end)
+   AND c.xid >= a.xid::xid8 AND c.xid < coalesce(a.before_xid, '18446744073709551615')::xid8
+   AND (c.xid, c.id) > (a.xid::xid8, a.id)
  ORDER BY c.xid, c.id
  LIMIT :page_size;
+
+-- name: model_catch_up_settings()
+-- For the catch-up's transaction only: on Citus each statement that reads every shard (the
+-- changes) runs its shard tasks one after another over one cached connection per worker,
+-- instead of opening more connections (slow start) that close again at the transaction's end.
+-- Plain PostgreSQL keeps the setting as an unused placeholder until the transaction ends.
+SELECT set_config('citus.max_adaptive_executor_pool_size', '1', true);

@@ -1,0 +1,136 @@
+"""Where a search read model's catch-up spends its time (docs/benchmarks.md, "Search at
+look-to-book scale"): one process, one model holding the first N hotels of the bench data set,
+a thread committing 50 rate changes a second to them (as `search-freshness`'s stream does, days
+past those `search` reads), and a thread calling `refresh()` every 10 ms as a search would
+(the freshness scenario's poller). Per catch-up: the horizons read, the changes read (replay
+less apply), the changed days read (`model_days`) and the whole; how often it caught up; this
+process's CPU per catch-up; and commit -> applied for every change of the stream.
+
+    python -m bench.search_catch_up postgresql://...:9840/pcs_bench_search [hotels] [seconds]
+
+It times the model's own methods by wrapping them, so it runs against the code of the checkout
+it is started from. To compare two versions in one sitting, `cd` to the other checkout and run
+`PYTHONPATH=. python <this checkout>/bench/search_catch_up.py ...`: it knows the horizons
+function of before and after 2026-11-26's catch-up change."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import sys
+import threading
+import time
+
+import psycopg
+
+from connectivity.availability import search_model as sm
+from connectivity.store.database import Database
+
+STREAM_PER_SECOND = 50
+FAR_DAYS = 240  # past the days `search` and `rates` read (bench/search_fresh.py)
+
+
+def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
+    db = Database(url, max_size=8)
+    model = sm.SearchModel(db, background=False, refresh_seconds=0.25)
+    with db.connection() as conn:
+        ids = [r["id"] for r in conn.execute("SELECT id FROM properties ORDER BY id LIMIT %s",
+                                             (hotels,))]
+        start = conn.execute("SELECT min(date) AS d FROM room_type_days").fetchone()["d"]
+    began = time.monotonic()
+    for at in range(0, len(ids), 25):
+        with db.connection() as conn:
+            if model._positions is None:
+                model._catch_up(conn)
+            model._load(conn, ids[at:at + 25])
+    print(f"loaded {model.held()} hotels in {time.monotonic() - began:.1f} s", flush=True)
+
+    timing: dict[str, list[float]] = {"horizons": [], "replay": [], "apply": [], "days": [],
+                                      "catch_up": []}
+    applied: dict[tuple[int, dt.date], list[float]] = {}  # when a hotel's day was reloaded
+
+    def timed(name, f):
+        def run(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                timing[name].append(time.perf_counter() - t)
+        return run
+
+    horizons = "log_horizons" if hasattr(sm, "log_horizons") else "horizons_and_next"
+    setattr(sm, horizons, timed("horizons", getattr(sm, horizons)))
+    sm.SearchModel._days = staticmethod(timed("days", sm.SearchModel.__dict__["_days"].__func__))
+    sm.SearchModel._catch_up = timed("catch_up", sm.SearchModel._catch_up)
+    sm.SearchModel._replay = timed("replay", sm.SearchModel._replay)
+    apply = sm.SearchModel._apply
+
+    def apply_noting(self, conn, changes):
+        changes = list(changes)
+        t = time.perf_counter()
+        apply(self, conn, changes)
+        timing["apply"].append(time.perf_counter() - t)
+        now = time.monotonic()
+        for change in changes:
+            applied.setdefault((change["property_id"], change["from_date"]), []).append(now)
+    sm.SearchModel._apply = apply_noting
+
+    model.refresh()
+    stop = threading.Event()
+    commits: list[tuple[int, dt.date, float]] = []
+
+    def stream():
+        rng = random.Random(7)
+        with psycopg.connect(url, autocommit=True) as writer:
+            while not stop.is_set():
+                t = time.monotonic()
+                pid = rng.choice(ids)
+                day = start + dt.timedelta(days=FAR_DAYS + rng.randrange(30))
+                writer.execute(
+                    "UPDATE rate_plan_days SET rate = CASE WHEN rate IS NULL THEN NULL "
+                    "WHEN mod(rate * 100, 2) = 0 THEN rate + 0.01 ELSE rate - 0.01 END "
+                    "WHERE property_id = %s AND date = %s", (pid, day))
+                commits.append((pid, day, time.monotonic()))
+                time.sleep(max(0.0, 1 / STREAM_PER_SECOND - (time.monotonic() - t)))
+
+    def poll():
+        while not stop.is_set():
+            model.refresh()
+            time.sleep(0.01)
+
+    threads = [threading.Thread(target=stream), threading.Thread(target=poll)]
+    cpu = time.process_time()
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+    cpu = time.process_time() - cpu
+    model._refreshed = float("-inf")  # one more catch-up for the stream's last changes
+    model.refresh()
+
+    def ms(values, q):
+        if not values:
+            return None
+        values = sorted(values)
+        return round(values[min(len(values) - 1, int(q * len(values)))] * 1000, 1)
+
+    # Each commit is shown by the first reload of its hotel's day after it.
+    late = [min(a for a in applied[(p, d)] if a >= c) - c for p, d, c in commits
+            if any(a >= c for a in applied.get((p, d), ()))]
+    out = {"catch_ups_per_second": round(len(timing["catch_up"]) / seconds, 2),
+           "process_cpu_ms_per_catch_up": round(cpu * 1000 / max(1, len(timing["catch_up"])), 1)}
+    for name, values in timing.items():
+        out[name] = {"n": len(values), "p50": ms(values, .5), "p90": ms(values, .9),
+                     "p99": ms(values, .99), "max": ms(values, 1)}
+    out["commit_to_applied"] = {"n": len(late), "p50": ms(late, .5), "p90": ms(late, .9),
+                                "p99": ms(late, .99), "max": ms(late, 1),
+                                "not_applied": len(commits) - len(late)}
+    print(json.dumps(out), flush=True)
+    return out
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], *(f(a) for f, a in zip((int, float), sys.argv[2:])))
