@@ -13,7 +13,9 @@ per hotel.
 Columns (each a palette per row and an index per row and day):
   money  per offer row: rate, single, extra adult, extra child (NONE: never sent)
   plan   per offer row: the plan's packed restrictions (grid.pack_restrictions)
-  room   per room-type row: available rooms, the room type's packed restrictions
+  room   per room-type row: available rooms, the room type's packed restrictions, and the
+         rooms it sells that day (0 when closed: a function of the other two, kept so that
+         search reads one value a night rather than two)
 
 Updates: a property's days are rewritten in place when their new values fit the room left in
 its palettes (`patch`); otherwise the property moves to a new slot (in the arena its widest
@@ -124,15 +126,20 @@ class Column:
         at = self.base[row0:row0 + rows, None] + self.index[:, row0:row0 + rows].T
         return np.moveaxis(self.palette[:, at], 0, -1)
 
+    def held(self, row0: int, rows: int) -> np.ndarray:
+        """Positions of the rows' palette entries in use, row after row."""
+        sizes, bases = self.size[row0:row0 + rows], self.base[row0:row0 + rows]
+        return np.repeat(bases, sizes) + (np.arange(int(sizes.sum()))
+                                          - np.repeat(_exclusive_cumsum(sizes), sizes))
+
     def prepare_patch(self, row0: int, rows: int, first: int, values: np.ndarray):
         """A function writing values [rows, span, k] into the days from `first`, or None when
         a row's palette has no room for its new values (nothing is written then)."""
         span, k = values.shape[1], self.k
         sizes, bases = self.size[row0:row0 + rows], self.base[row0:row0 + rows]
         starts = _exclusive_cumsum(sizes)
-        held = np.repeat(bases, sizes) + (np.arange(int(sizes.sum())) - np.repeat(starts, sizes))
         old = np.concatenate([np.repeat(np.arange(rows, dtype=np.int64), sizes)[:, None],
-                              self.palette[:, held].T], axis=1)
+                              self.palette[:, self.held(row0, rows)].T], axis=1)
         new = np.concatenate([np.repeat(np.arange(rows, dtype=np.int64), span)[:, None],
                               values.reshape(-1, k).astype(np.int64)], axis=1)
         distinct, first_seen, inverse = _distinct(np.concatenate([old, new]))
@@ -185,8 +192,11 @@ class Arena:
         self.limit = int(np.iinfo(self.dtype).max) + 1
         self.money = Column(window, dtype, 4)
         self.plan = Column(window, dtype, 1)
-        self.room = Column(window, dtype, 2)
+        self.room = Column(window, dtype, 3)
         self.room_of = np.zeros(0, np.int64)          # per offer row: its room type's row
+        # Per offer row: every price its palette holds is a whole number of its plan's minor
+        # units, so that no sum of them needs rounding (search skips it when all rows say so).
+        self.whole_units = np.zeros(0, bool)
         self.statics = np.zeros((6, 0), np.int64)     # [grid.statics_of's, offer row]
         self.offer_rows = self.room_rows = 0          # used
         self.garbage_rows = 0                         # offer and room rows no longer used
@@ -202,6 +212,7 @@ class Arena:
             self.money.grow_rows(capacity)
             self.plan.grow_rows(capacity)
             self.room_of = _grown(self.room_of, capacity)
+            self.whole_units = _grown(self.whole_units, capacity)
             statics = np.zeros((6, capacity), np.int64)
             statics[:, :self.statics.shape[1]] = self.statics
             self.statics = statics
@@ -219,7 +230,23 @@ class Arena:
         offers = len(money[1])
         self.room_of[offer_row:offer_row + offers] = room_of + room_row
         self.statics[:, offer_row:offer_row + offers] = statics.T
+        self.check_units(offer_row, offers)
         return offer_row, room_row
+
+    def check_units(self, offer_row: int, offers: int) -> None:
+        """Recompute whole_units of the rows from their palettes (after a put or a patch)."""
+        if not offers:
+            return
+        sizes = self.money.size[offer_row:offer_row + offers]
+        held = self.money.held(offer_row, offers)
+        unit = np.repeat(self.statics[4, offer_row:offer_row + offers], sizes)
+        prices = self.money.palette[:, held]
+        # NONE (and INEXACT) are never summed: an offer priced by them is not sellable.
+        whole = ((prices < 0) | (prices % unit == 0)).all(0)
+        per_row = np.ones(offers, bool)
+        used = sizes > 0
+        per_row[used] = np.logical_and.reduceat(whole, _exclusive_cumsum(sizes)[used])
+        self.whole_units[offer_row:offer_row + offers] = per_row
 
     def copy_slot(self, source: "Arena", offer_row: int, offers: int, room_row: int,
                   rooms: int) -> tuple[int, int]:
@@ -230,6 +257,8 @@ class Arena:
         self.room_of[to_offer:to_offer + offers] = (
             source.room_of[offer_row:offer_row + offers] - room_row + to_room)
         self.statics[:, to_offer:to_offer + offers] = source.statics[:, offer_row:offer_row + offers]
+        self.whole_units[to_offer:to_offer + offers] = (
+            source.whole_units[offer_row:offer_row + offers])
         return to_offer, to_room
 
     def worth_compacting(self) -> bool:

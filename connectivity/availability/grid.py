@@ -103,10 +103,12 @@ class PropertyGrid:
     arena: Arena
     offer_row: int                # the arena's row of offers[0]; the others follow
     room_row: int                 # likewise of room_type_ids[0]
+    window_end: dt.date = field(init=False, repr=False)  # the first day past its days
     currencies: frozenset[str] = field(init=False, repr=False)
     has_rules: bool = field(init=False, repr=False)  # an offer with nationality rules
 
     def __post_init__(self):
+        object.__setattr__(self, "window_end", self.start + dt.timedelta(days=self.arena.window))
         object.__setattr__(self, "currencies", frozenset(o.currency for o in self.offers))
         object.__setattr__(self, "has_rules", any(
             o.allowed_nationalities or o.blocked_nationalities for o in self.offers))
@@ -135,7 +137,14 @@ class PropertyGrid:
 
     def covers(self, check_in: dt.date, check_out: dt.date) -> bool:
         """Whether the stay and its check-out day lie inside the grid's days."""
-        return self.start <= check_in and (check_out - self.start).days < self.days
+        return self.start <= check_in and check_out < self.window_end
+
+
+def _room(available, room_flags) -> np.ndarray:
+    """The room column's values: available, flags, and available unless closed."""
+    available, room_flags = np.asarray(available, np.int64), np.asarray(room_flags, np.int64)
+    open_rooms = np.where(room_flags & FLAG_CLOSED, 0, available)
+    return np.stack([available, room_flags, open_rooms], axis=-1)
 
 
 def statics_of(offers: Sequence[Offer]) -> np.ndarray:
@@ -171,8 +180,7 @@ class Arenas:
         offer_room_type = np.asarray(offer_room_type, np.int64)
         encoded = (palettes(np.asarray(money, np.int64)),
                    palettes(np.asarray(plan_flags, np.int64)[:, :, None]),
-                   palettes(np.stack([np.asarray(available, np.int64),
-                                      np.asarray(room_flags, np.int64)], axis=-1)))
+                   palettes(_room(available, room_flags)))
         arena = self.by_width[width_for(*(e[1] for e in encoded))]
         offer_row, room_row = arena.put(*encoded, offer_room_type, statics_of(offers))
         return PropertyGrid(property_id, timezone, currency, max_child_age, start, offers,
@@ -184,7 +192,7 @@ class Arenas:
         """The grid with its days from `first` (a day of its window) replaced by these
         [row, span(, 4)] arrays: in place when its palettes have room, else moved."""
         arena, offers, rooms = grid.arena, len(grid.offers), len(grid.room_type_ids)
-        room = np.stack([available, room_flags], axis=-1)
+        room = _room(available, room_flags)
         pending = [arena.money.prepare_patch(grid.offer_row, offers, first, money),
                    arena.plan.prepare_patch(grid.offer_row, offers, first,
                                             plan_flags[:, :, None]),
@@ -195,6 +203,7 @@ class Arenas:
             try:
                 for write in pending:
                     write()
+                arena.check_units(grid.offer_row, offers)
             finally:
                 self.writes += 1
             return grid if exact == grid.exact else replace(grid, exact=exact)
@@ -313,12 +322,12 @@ def _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions
                                       + plan.base.take(rows))
     room_rows = arena.room_of.take(rows)
     room_at = _days(room.index, room_rows, first, n + 1) + room.base.take(room_rows)
-    available = room.palette[0].take(room_at[:n])
-    room_flags = room.palette[1].take(room_at)
+    open_rooms = room.palette[2].take(room_at[:n])   # rooms sold each night, 0 when closed
+    room_arrival = room.palette[1].take(room_at[0])
+    room_departure = room.palette[1].take(room_at[n])
 
     rate = money.palette[RATE].take(priced_at)
-    amount = np.zeros(rate.shape, np.int64)
-    priced = np.ones(rate.shape, bool)
+    amount = priced = None
     single = extra_adult = extra_child = None  # gathered only when a room needs them
     for adults, children, qty in rooms:
         if adults == 1:
@@ -327,7 +336,7 @@ def _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions
             price = np.where(single >= 0, single, rate)
         else:
             price = rate
-        priced &= price >= 0
+        priced = price >= 0 if priced is None else priced & (price >= 0)
         extra = np.maximum(adults - base_adults, 0)
         if extra.any():  # extra adults priced only where some offer has them
             if extra_adult is None:
@@ -339,14 +348,17 @@ def _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions
                 extra_child = money.palette[EXTRA_CHILD].take(priced_at)
             priced &= extra_child >= 0
             price = price + extra_child * children
-        amount += price * qty
-    # Half-up to the plan's minor units, night by night (amounts are never negative).
-    night = (amount + unit // 2) // unit * unit
+        price = price * qty if qty != 1 else price
+        amount = price if amount is None else amount + price
+    if arena.whole_units.take(rows).all():
+        night = amount  # sums of whole minor units: rounding changes nothing
+    else:
+        # Half-up to the plan's minor units, night by night (amounts are never negative).
+        night = (amount + unit // 2) // unit * unit
 
-    flags = plan_flags | room_flags
-    # The ORed flags are right for closed, CTA and CTD only; each level's stay limits are read
-    # apart and the stricter kept (pricing.restrictions.effective).
-    plan_arrival, room_arrival = plan_flags[0], room_flags[0]
+    # Closed, CTA and CTD at either level close; each level's stay limits are read apart and
+    # the stricter kept (pricing.restrictions.effective).
+    plan_arrival = plan_flags[0]
     min_stay = np.maximum((plan_arrival >> MIN_SHIFT) & STAY_BITS,
                           (room_arrival >> MIN_SHIFT) & STAY_BITS)
     plan_max = (plan_arrival >> MAX_SHIFT) & STAY_BITS
@@ -354,9 +366,10 @@ def _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions
     max_stay = np.minimum(np.where(plan_max == 0, NO_MAX, plan_max),
                           np.where(room_max == 0, NO_MAX, room_max))
     sellable = (fits
-                & (priced & (flags[:n] & FLAG_CLOSED == 0)
-                   & (available >= len(occupancy))).all(0)
-                & (flags[0] & FLAG_CTA == 0) & (flags[n] & FLAG_CTD == 0)
+                & (priced & (plan_flags[:n] & FLAG_CLOSED == 0)
+                   & (open_rooms >= len(occupancy))).all(0)
+                & ((plan_arrival | room_arrival) & FLAG_CTA == 0)
+                & ((plan_flags[n] | room_departure) & FLAG_CTD == 0)
                 & (min_stay <= n) & (max_stay >= n))
     totals = np.where(sellable, night.sum(0), NEVER)
     if any(conversions):
@@ -400,8 +413,19 @@ def _convert(totals, night, sellable, counts, grids, conversions) -> None:
 def to_money(millionths: int, currency: str) -> Decimal:
     """An amount in millionths as the API shows it: the currency's minor units (exact: the
     figure is already a whole number of them)."""
+    places, unit = _places(currency)
+    if unit and not millionths % unit:
+        # The same Decimal, digits and exponent, as the quantize below gives; a third of
+        # its cost, once per hotel of every search.
+        return Decimal(millionths // unit).scaleb(-places)
     return Decimal(millionths).scaleb(-SCALE_DIGITS).quantize(_exponent(currency),
                                                               rounding=ROUND_HALF_UP)
+
+
+@cache
+def _places(currency: str) -> tuple[int, int]:
+    places = -_exponent(currency).as_tuple().exponent
+    return places, (10 ** (SCALE_DIGITS - places) if 0 <= places <= SCALE_DIGITS else 0)
 
 
 @cache

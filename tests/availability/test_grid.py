@@ -34,6 +34,13 @@ NATIONALITIES = (None, "PT", "RU", "FR")
 # compares nothing but None.
 amounts = st.one_of(st.integers(0, 5000 * 10**SCALE_DIGITS), st.integers(0, 5000 * 10**SCALE_DIGITS),
                     st.integers(0, 500).map(lambda u: u * 10**SCALE_DIGITS), st.just(NONE))
+# Whole cents (whole minor units of EUR and KWD, not of JPY) or whole units: the layout marks
+# rows whose every price is whole in its currency and search skips rounding them.
+whole_amounts = st.one_of(st.integers(0, 50000).map(lambda c: c * 10**(SCALE_DIGITS - 2)),
+                          st.integers(0, 500).map(lambda u: u * 10**SCALE_DIGITS), st.just(NONE))
+# Three decimals: whole in KWD, rounded in EUR and JPY.
+_mills = st.integers(0, 5 * 10**6).map(lambda m: m * 10**(SCALE_DIGITS - 3))
+mills = st.one_of(_mills, _mills, _mills, st.just(NONE))
 stays = st.sampled_from([0] * 12 + [1, 2, 3, 4, 6])
 rare = st.sampled_from([False] * 15 + [True])
 
@@ -57,13 +64,14 @@ def dense_grids(draw, days=DAYS):
                          min(plan["max_occupancy"], room_occupancy[rt]), plan["allowed"],
                          plan["blocked"])
                    for rt in range(room_types) for p, plan in enumerate(plans))
-    return (offers, *days_of(draw, len(offers), room_types, days))
+    prices = draw(st.sampled_from([amounts, amounts, whole_amounts, mills]))
+    return (offers, *days_of(draw, len(offers), room_types, days, prices))
 
 
-def days_of(draw, offers: int, room_types: int, days: int):
+def days_of(draw, offers: int, room_types: int, days: int, prices=amounts):
     """Random money, plan flags, room flags and available for so many rows and days."""
     shape = (offers, days)
-    money = np.array(draw(st.lists(amounts, min_size=shape[0] * days * 4,
+    money = np.array(draw(st.lists(prices, min_size=shape[0] * days * 4,
                                    max_size=shape[0] * days * 4)), np.int64).reshape(*shape, 4)
 
     def flags(rows):
@@ -171,6 +179,8 @@ def test_cheapest_equals_evaluate_stay(grid, first, data, party, nationality, ta
                          multipliers)
     event("sellable" if expected is not None else "nothing sellable")
     event("converted" if conversion else "one currency")
+    event("rounding skipped" if grid.arena.whole_units[:len(grid.offers)].all()
+          else "rounded")
     assert (None if fast is None else to_money(fast, target)) == expected
 
 
@@ -264,3 +274,14 @@ def test_a_row_of_more_than_256_prices_is_held_with_two_byte_indexes(first, nigh
         [fast] = cheapest([(grid, np.arange(1))], check_in, check_out, party, None)
         assert to_money(fast, "EUR") == reference(grid, check_in, check_out, party, None,
                                                   "EUR", {"EUR": Decimal(1)})
+
+
+def test_prices_finer_than_the_currency_are_rounded_night_by_night():
+    """12.345 EUR a night: 12.35 each night, 24.70 for two (not 24.69): the rows whose prices
+    are all whole minor units skip rounding, these must not."""
+    grid = hold(Arenas(DAYS), _one_offer(np.full(DAYS, 12_345_000)))
+    check_out = START + dt.timedelta(days=2)
+    party = [RoomOccupancy(2)]
+    [fast] = cheapest([(grid, np.arange(1))], START, check_out, party, None)
+    assert to_money(fast, "EUR") == Decimal("24.70") == reference(
+        grid, START, check_out, party, None, "EUR", {"EUR": Decimal(1)})
