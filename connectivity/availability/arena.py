@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 WIDTHS = (np.uint8, np.uint16, np.uint32)
-GROWTH = 1.5
+GROWTH = 1.25  # arrays grow by a quarter: what is allocated stays near what is held
 COMPACT_MIN_ROWS = 1024  # below so many garbage rows an arena is never compacted
 
 
@@ -69,9 +69,9 @@ def palettes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def headroom(counts: np.ndarray, limit: int) -> np.ndarray:
-    """Palette room per row: what it uses and a quarter more (at least 4), for values that
+    """Palette room per row: what it uses and an eighth more (at least 2), for values that
     later updates add without moving the property."""
-    return np.minimum(limit, counts + np.maximum(counts // 4, 4))
+    return np.minimum(limit, counts + np.maximum(counts // 8, 2))
 
 
 class Column:
@@ -79,13 +79,13 @@ class Column:
     Day-major, so that a stay's nights of many rows are a few contiguous runs to gather from
     and reduce along (numpy reduces a short last axis row by row, ten times slower)."""
 
-    def __init__(self, window: int, dtype, k: int):
+    def __init__(self, window: int, dtype, k: int, values=np.int64):
         self.k = k
         self.index = np.zeros((window, 0), dtype)
         self.base = np.zeros(0, np.int64)    # per row: where its palette starts
-        self.size = np.zeros(0, np.int64)    # per row: entries used
-        self.room = np.zeros(0, np.int64)    # per row: entries it may use
-        self.palette = np.zeros((k, 0), np.int64)  # [component, entry]
+        self.size = np.zeros(0, np.int32)    # per row: entries used
+        self.room = np.zeros(0, np.int32)    # per row: entries it may use
+        self.palette = np.zeros((k, 0), values)  # [component, entry]
         self.palette_used = 0
 
     def nbytes(self) -> int:
@@ -102,7 +102,7 @@ class Column:
         at = self.palette_used
         if at + entries > self.palette.shape[1]:
             capacity = max(at + entries, int(self.palette.shape[1] * GROWTH), 256)
-            grown = np.zeros((self.k, capacity), np.int64)
+            grown = np.zeros((self.k, capacity), self.palette.dtype)
             grown[:, :at] = self.palette[:, :at]
             self.palette = grown
         self.palette_used = at + entries
@@ -191,8 +191,9 @@ class Arena:
         self.dtype = np.dtype(dtype)
         self.limit = int(np.iinfo(self.dtype).max) + 1
         self.money = Column(window, dtype, 4)
-        self.plan = Column(window, dtype, 1)
-        self.room = Column(window, dtype, 3)
+        # Restrictions pack into 21 bits and rooms are PostgreSQL integers: int32 holds them.
+        self.plan = Column(window, dtype, 1, np.int32)
+        self.room = Column(window, dtype, 3, np.int32)
         self.room_of = np.zeros(0, np.int64)          # per offer row: its room type's row
         # Per offer row: every price its palette holds is a whole number of its plan's minor
         # units, so that no sum of them needs rounding (search skips it when all rows say so).

@@ -120,11 +120,15 @@ class PropertyGrid:
     def nbytes(self) -> int:
         """Bytes of its slot: day indexes, palettes with their room, per-offer vectors."""
         offers, rooms = len(self.offers), len(self.room_type_ids)
-        index = (2 * offers + rooms) * self.days * self.arena.dtype.itemsize
-        palettes = sum(int(c.room[at:at + count].sum()) * c.k * 8 for c, at, count in (
-            (self.arena.money, self.offer_row, offers), (self.arena.plan, self.offer_row, offers),
-            (self.arena.room, self.room_row, rooms)))
-        return index + palettes + offers * (3 * 8 + 8 + 7 * 8) + rooms * 3 * 8
+        arena = self.arena
+        index = (2 * offers + rooms) * self.days * arena.dtype.itemsize
+        palettes = sum(int(c.room[at:at + count].sum()) * c.k * c.palette.itemsize
+                       for c, at, count in ((arena.money, self.offer_row, offers),
+                                            (arena.plan, self.offer_row, offers),
+                                            (arena.room, self.room_row, rooms)))
+        per_row = 8 + 4 + 4  # palette base, size, room
+        return (index + palettes + offers * (2 * per_row + 8 + 6 * 8 + 1)
+                + rooms * per_row)
 
     def dense(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(money [offer, day, 4], plan flags [offer, day], room flags and available [room

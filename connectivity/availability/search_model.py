@@ -497,6 +497,8 @@ class SearchModel:
     def _compact(self) -> None:
         # Moved properties leave garbage slots; when an arena is a third garbage its live
         # slots are copied into new arrays (searches under way keep reading the old ones).
+        if not any(a.worth_compacting() for a in self._arenas.by_width):
+            return
         grids = list(self._grids.values())
         for old, new in zip(grids, self._arenas.compacted(grids)):
             if new is not old:
