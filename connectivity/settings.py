@@ -89,8 +89,8 @@ class Settings:
     search_model_refresh_seconds: float = 0.25
     # Load every property into the model when the process starts, rather than as searched.
     search_model_preload: bool = False
-    # The most properties one web process's model holds (0: no bound), about 38 KiB each at
-    # 30 offers (docs/operations.md 6.5).
+    # The most properties one web process's model holds (0: no bound), about 58 KB each at
+    # 30 offers and 400 days (docs/operations.md 6.5).
     search_model_max_properties: int = 0
     # Days the model holds from yesterday on (memory grows with them); a stay that ends past
     # them is searched by the statement.

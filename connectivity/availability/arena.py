@@ -162,7 +162,7 @@ class Column:
             self.index[first:first + span, row0:row0 + rows] = index.T
         return write
 
-    def copy_rows(self, source: "Column", src_row: int, row0: int, rows: int) -> None:
+    def copy_rows(self, source: Column, src_row: int, row0: int, rows: int) -> None:
         """Copy rows of another arena's column (compaction), their palettes with their room."""
         if not rows:
             return
@@ -249,7 +249,7 @@ class Arena:
         per_row[used] = np.logical_and.reduceat(whole, _exclusive_cumsum(sizes)[used])
         self.whole_units[offer_row:offer_row + offers] = per_row
 
-    def copy_slot(self, source: "Arena", offer_row: int, offers: int, room_row: int,
+    def copy_slot(self, source: Arena, offer_row: int, offers: int, room_row: int,
                   rooms: int) -> tuple[int, int]:
         to_offer, to_room = self.take_rows(offers, rooms)
         self.money.copy_rows(source.money, offer_row, to_offer, offers)
