@@ -87,10 +87,10 @@ def days_of(draw, offers: int, room_types: int, days: int, prices=amounts):
     return money, flags(offers), flags(room_types), available
 
 
-def hold(arenas: Arenas, dense, property_id: int = 1) -> PropertyGrid:
+def hold(arenas: Arenas, dense, property_id: int = 1, start: dt.date = START) -> PropertyGrid:
     offers, money, plan_flags, room_flags, available = dense
     room_types = len(room_flags)
-    return arenas.hold(property_id, "UTC", offers[0].currency, 11, START, offers,
+    return arenas.hold(property_id, "UTC", offers[0].currency, 11, start, offers,
                        tuple(range(room_types)), np.array([o.room_type_id for o in offers]),
                        money, plan_flags, room_flags, available, True,
                        (Mapping(1, 1, "sandbox", "H", True, np.arange(len(offers))),))
@@ -185,18 +185,20 @@ def test_cheapest_equals_evaluate_stay(grid, first, data, party, nationality, ta
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(dense=st.lists(dense_grids(), min_size=2, max_size=5))
-def test_several_hotels_in_one_evaluation_keep_their_own_answers(dense):
+@given(dense=st.lists(dense_grids(), min_size=2, max_size=5), data=st.data())
+def test_several_hotels_in_one_evaluation_keep_their_own_answers(dense, data):
     """Hotels evaluated together, from one arena, answer as each alone in its own (the
-    per-hotel minimum of one array)."""
+    per-hotel minimum of one array); also hotels loaded on different days (their windows
+    start a day apart)."""
+    starts = [START - dt.timedelta(days=data.draw(st.sampled_from([0, 0, 1]))) for _ in dense]
     shared = Arenas(DAYS)
-    made = [hold(shared, d, property_id=i) for i, d in enumerate(dense)]
+    made = [hold(shared, d, property_id=i, start=s) for i, (d, s) in enumerate(zip(dense, starts))]
     occupancy = [RoomOccupancy(2)]
     check_in, check_out = START, START + dt.timedelta(days=2)
     together = cheapest([(g, np.arange(len(g.offers))) for g in made], check_in, check_out,
                         occupancy, None)
     alone = [cheapest([(g, np.arange(len(g.offers)))], check_in, check_out, occupancy, None)[0]
-             for g in (hold(Arenas(DAYS), d) for d in dense)]
+             for g in (hold(Arenas(DAYS), d, start=s) for d, s in zip(dense, starts))]
     assert together == alone
 
 
