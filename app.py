@@ -109,7 +109,8 @@ def create_app(settings: Settings | None = None) -> Flask:
         search_model=SearchModel(
             reads, background=settings.search_model_loading == "background",
             refresh_seconds=settings.search_model_refresh_seconds,
-            max_properties=settings.search_model_max_properties)
+            max_properties=settings.search_model_max_properties,
+            window_days=settings.search_model_window_days)
         if settings.search_read_model else None)
     if built.search_model and settings.search_model_preload:
         built.search_model.preload()

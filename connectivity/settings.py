@@ -89,8 +89,12 @@ class Settings:
     search_model_refresh_seconds: float = 0.25
     # Load every property into the model when the process starts, rather than as searched.
     search_model_preload: bool = False
-    # The most properties one web process's model holds (0: no bound), about 0.46 MiB each.
+    # The most properties one web process's model holds (0: no bound), about 58 KB each at
+    # 30 offers and 400 days (docs/operations.md 6.5).
     search_model_max_properties: int = 0
+    # Days the model holds from yesterday on (memory grows with them); a stay that ends past
+    # them is searched by the statement.
+    search_model_window_days: int = 400
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -143,6 +147,7 @@ class Settings:
                 search_model_preload=env.get("SEARCH_MODEL_PRELOAD", "off").lower()
                 in ("on", "1", "true", "yes"),
                 search_model_max_properties=int(env.get("SEARCH_MODEL_MAX_PROPERTIES", 0)),
+                search_model_window_days=int(env.get("SEARCH_MODEL_WINDOW_DAYS", 400)),
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
@@ -167,6 +172,8 @@ class Settings:
         if not 0 <= settings.search_model_refresh_seconds <= 1:
             raise SettingsError("SEARCH_MODEL_REFRESH_SECONDS must be 0 to 1 (search's freshness "
                                 "bound is 1 s)")
+        if not 2 <= settings.search_model_window_days <= 1000:
+            raise SettingsError("SEARCH_MODEL_WINDOW_DAYS must be 2 to 1000")
         if settings.privacy_purge_after_days < 1:
             raise SettingsError("PRIVACY_PURGE_AFTER_DAYS must be at least 1")
         return settings

@@ -9,21 +9,25 @@ restated over arrays; tests/availability/test_grid.py holds them to `evaluate_st
 hypothesis.
 
 Layout: each property's offers (room type, rate plan) are rows and its days columns, from
-`start`. Money is [offer, day, 4] (rate, single_rate, extra_adult_rate, extra_child_rate; NONE
-where never sent), restrictions are packed into one int32 per (offer, day) and per (room type,
-day) (FLAG_* bits; min and max stay 0 when not set), inventory is [room type, day]."""
+`start`. What the rows hold is the dense layout's: money [offer, day, 4] (rate, single_rate,
+extra_adult_rate, extra_child_rate; NONE where never sent), restrictions packed into one whole
+number per (offer, day) and per (room type, day) (FLAG_* bits; min and max stay 0 when not
+set), inventory [room type, day]; how it is stored, a palette per row and an index per day in
+arrays shared by many properties, is arena.py's (`Arenas.hold` takes the dense arrays,
+`PropertyGrid.dense` gives them back)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 
 import numpy as np
 
+from connectivity.availability.arena import WIDTHS, Arena, palettes, width_for
 from connectivity.pricing import RoomOccupancy
 from connectivity.pricing.money import convert_nights, round_money
 
@@ -85,6 +89,7 @@ class Mapping:
 
 @dataclass(frozen=True)
 class PropertyGrid:
+    """A held property: its catalogue, and where its days lie in an arena (arena.py)."""
     property_id: int
     timezone: str
     currency: str
@@ -92,40 +97,153 @@ class PropertyGrid:
     start: dt.date
     offers: tuple[Offer, ...]
     room_type_ids: tuple[int, ...]
-    offer_room_type: np.ndarray   # [offer] -> row of the room type arrays
-    money: np.ndarray             # [offer, day, 4] int64, millionths
-    plan_flags: np.ndarray        # [offer, day] int32
-    room_flags: np.ndarray        # [room type, day] int32
-    available: np.ndarray         # [room type, day] int32
+    offer_room_type: np.ndarray   # [offer] -> its room type's position in room_type_ids
     exact: bool
-    mappings: tuple[Mapping, ...] = ()
-    # Per-offer vectors, derived once.
-    statics: np.ndarray = field(init=False, repr=False)
+    mappings: tuple[Mapping, ...]
+    arena: Arena
+    offer_row: int                # the arena's row of offers[0]; the others follow
+    room_row: int                 # likewise of room_type_ids[0]
+    window_end: dt.date = field(init=False, repr=False)  # the first day past its days
     currencies: frozenset[str] = field(init=False, repr=False)
-    unruled: np.ndarray = field(init=False, repr=False)  # offers without nationality rules
-    has_rules: bool = field(init=False, repr=False)
+    has_rules: bool = field(init=False, repr=False)  # an offer with nationality rules
 
     def __post_init__(self):
-        statics = np.array([(o.base_adults, o.max_adults, o.max_children, o.max_occupancy,
-                             10 ** (SCALE_DIGITS - o.minor_units),
-                             not (o.allowed_nationalities or o.blocked_nationalities))
-                            for o in self.offers], np.int64).reshape(len(self.offers), 6)
-        object.__setattr__(self, "statics", statics)
+        object.__setattr__(self, "window_end", self.start + dt.timedelta(days=self.arena.window))
         object.__setattr__(self, "currencies", frozenset(o.currency for o in self.offers))
-        object.__setattr__(self, "unruled", statics[:, 5].astype(bool))
-        object.__setattr__(self, "has_rules", not self.unruled.all())
+        object.__setattr__(self, "has_rules", any(
+            o.allowed_nationalities or o.blocked_nationalities for o in self.offers))
 
     @property
     def days(self) -> int:
-        return self.money.shape[1]
+        return self.arena.window
 
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.money, self.plan_flags, self.room_flags,
-                                      self.available, self.offer_room_type, self.statics))
+        """Bytes of its slot: day indexes, palettes with their room, per-offer vectors."""
+        offers, rooms = len(self.offers), len(self.room_type_ids)
+        arena = self.arena
+        index = (2 * offers + rooms) * self.days * arena.dtype.itemsize
+        palettes = sum(int(c.room[at:at + count].sum()) * c.k * c.palette.itemsize
+                       for c, at, count in ((arena.money, self.offer_row, offers),
+                                            (arena.plan, self.offer_row, offers),
+                                            (arena.room, self.room_row, rooms)))
+        per_row = 8 + 4 + 4  # palette base, size, room
+        return (index + palettes + offers * (2 * per_row + 8 + 6 * 8 + 1)
+                + rooms * per_row)
+
+    def dense(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(money [offer, day, 4], plan flags [offer, day], room flags and available [room
+        type, day]) as the dense layout held them: what the palettes stand for."""
+        offers, rooms = len(self.offers), len(self.room_type_ids)
+        room = self.arena.room.values(self.room_row, rooms)
+        return (self.arena.money.values(self.offer_row, offers),
+                self.arena.plan.values(self.offer_row, offers)[:, :, 0],
+                room[:, :, 1], room[:, :, 0])
 
     def covers(self, check_in: dt.date, check_out: dt.date) -> bool:
         """Whether the stay and its check-out day lie inside the grid's days."""
-        return self.start <= check_in and (check_out - self.start).days < self.money.shape[1]
+        return self.start <= check_in and check_out < self.window_end
+
+
+def _room(available, room_flags) -> np.ndarray:
+    """The room column's values: available, flags, and available unless closed."""
+    available, room_flags = np.asarray(available, np.int64), np.asarray(room_flags, np.int64)
+    open_rooms = np.where(room_flags & FLAG_CLOSED, 0, available)
+    return np.stack([available, room_flags, open_rooms], axis=-1)
+
+
+def statics_of(offers: Sequence[Offer]) -> np.ndarray:
+    """Per offer: base adults, max adults, max children, max occupancy, the plan's minor unit
+    in millionths, and 1 when it has no nationality rule."""
+    return np.array([(o.base_adults, o.max_adults, o.max_children, o.max_occupancy,
+                      10 ** (SCALE_DIGITS - min(o.minor_units, SCALE_DIGITS)),
+                      not (o.allowed_nationalities or o.blocked_nationalities))
+                     for o in offers], np.int64).reshape(len(offers), 6)
+
+
+class Arenas:
+    """A read model's arenas, one per index width: where each property is held, moved and
+    released (the model's lock held, its writes counted)."""
+
+    def __init__(self, window: int):
+        self.window = window
+        self.by_width = [Arena(window, dtype) for dtype in WIDTHS]
+        # Odd while days are rewritten in place, moved on by each such write: a reader that
+        # saw it change evaluates again (the seqlock of SearchModel._evaluate). New slots,
+        # moves and compaction write only rows no reader has yet, and need no count.
+        self.writes = 0
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes() for a in self.by_width)
+
+    def hold(self, property_id: int, timezone: str, currency: str, max_child_age: int,
+             start: dt.date, offers: tuple[Offer, ...], room_type_ids: tuple[int, ...],
+             offer_room_type: np.ndarray, money: np.ndarray, plan_flags: np.ndarray,
+             room_flags: np.ndarray, available: np.ndarray, exact: bool,
+             mappings: tuple[Mapping, ...] = ()) -> PropertyGrid:
+        """A new slot from the dense layout's arrays (each [row, day(, 4)], `window` days)."""
+        offer_room_type = np.asarray(offer_room_type, np.int64)
+        encoded = (palettes(np.asarray(money, np.int64)),
+                   palettes(np.asarray(plan_flags, np.int64)[:, :, None]),
+                   palettes(_room(available, room_flags)))
+        arena = self.by_width[width_for(*(e[1] for e in encoded))]
+        offer_row, room_row = arena.put(*encoded, offer_room_type, statics_of(offers))
+        return PropertyGrid(property_id, timezone, currency, max_child_age, start, offers,
+                            room_type_ids, offer_room_type, exact, mappings, arena, offer_row,
+                            room_row)
+
+    def patch(self, grid: PropertyGrid, first: int, money: np.ndarray, plan_flags: np.ndarray,
+              room_flags: np.ndarray, available: np.ndarray, exact: bool) -> PropertyGrid:
+        """The grid with its days from `first` (a day of its window) replaced by these
+        [row, span(, 4)] arrays: in place when its palettes have room, else moved."""
+        arena, offers, rooms = grid.arena, len(grid.offers), len(grid.room_type_ids)
+        room = _room(available, room_flags)
+        pending = [arena.money.prepare_patch(grid.offer_row, offers, first, money),
+                   arena.plan.prepare_patch(grid.offer_row, offers, first,
+                                            plan_flags[:, :, None]),
+                   arena.room.prepare_patch(grid.room_row, rooms, first, room)]
+        exact = grid.exact and exact
+        if all(w is not None for w in pending):
+            self.writes += 1
+            try:
+                for write in pending:
+                    write()
+                arena.check_units(grid.offer_row, offers)
+            finally:
+                self.writes += 1
+            return grid if exact == grid.exact else replace(grid, exact=exact)
+        whole = grid.dense()
+        span = slice(first, first + money.shape[1])
+        whole[0][:, span], whole[1][:, span] = money, plan_flags
+        whole[2][:, span], whole[3][:, span] = room_flags, available
+        self.release(grid)
+        return self.hold(grid.property_id, grid.timezone, grid.currency, grid.max_child_age,
+                         grid.start, grid.offers, grid.room_type_ids, grid.offer_room_type,
+                         *whole, exact, grid.mappings)
+
+    @staticmethod
+    def release(grid: PropertyGrid) -> None:
+        grid.arena.garbage_rows += len(grid.offers) + len(grid.room_type_ids)
+
+    def compacted(self, grids: Sequence[PropertyGrid]) -> list[PropertyGrid]:
+        """When an arena is a third garbage, its live grids copied into new arrays (the
+        others are returned as they are); otherwise `grids` itself."""
+        stale = [at for at, a in enumerate(self.by_width) if a.worth_compacting()]
+        if not stale:
+            return list(grids)
+        fresh = {at: Arena(self.window, WIDTHS[at]) for at in stale}
+        out = []
+        for grid in grids:
+            at = WIDTHS.index(grid.arena.dtype.type)
+            if at not in fresh or grid.arena is not self.by_width[at]:
+                out.append(grid)
+                continue
+            offer_row, room_row = fresh[at].copy_slot(
+                grid.arena, grid.offer_row, len(grid.offers), grid.room_row,
+                len(grid.room_type_ids))
+            out.append(replace(grid, arena=fresh[at], offer_row=offer_row, room_row=room_row))
+        for at, arena in fresh.items():
+            self.by_width[at] = arena
+        return out
 
 
 def rooms_of(occupancy: Sequence[RoomOccupancy]) -> tuple[tuple[int, int, int], ...]:
@@ -143,71 +261,108 @@ def cheapest(grids: Sequence[tuple[PropertyGrid, np.ndarray]], check_in: dt.date
     `exact` set (the caller's checks); the party is already normalised with each grid's
     max_child_age. A grid whose offers are not all in the answer's currency comes with a
     Conversion: its offers' totals are then converted night by night (quote_in_currency's
-    rule, in Decimal: only the offers otherwise sellable)."""
+    rule, in Decimal: only the offers otherwise sellable). Grids of one arena are evaluated
+    together (nearly always all of them)."""
+    if conversions is None:
+        conversions = [None] * len(grids)
+    by_arena: dict[int, list[int]] = {}
+    for at, (grid, _) in enumerate(grids):
+        by_arena.setdefault(id(grid.arena), []).append(at)
+    if len(by_arena) == 1:
+        return _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions)
+    out: list[int | None] = [None] * len(grids)
+    for positions in by_arena.values():
+        found = _cheapest_in([grids[p] for p in positions], check_in, check_out, occupancy,
+                             nationality, [conversions[p] for p in positions])
+        for p, best in zip(positions, found):
+            out[p] = best
+    return out
+
+
+def _days(index: np.ndarray, rows: np.ndarray, first, width: int) -> np.ndarray:
+    """index[first:first + width, rows] ([day, row]), `first` one day for every row or one
+    per row."""
+    if isinstance(first, int):
+        return index[first:first + width].take(rows, axis=1)  # contiguous runs: fast
+    return index[first[None, :] + np.arange(width)[:, None], rows[None, :]]
+
+
+def _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions):
+    # Arrays are [night, offer] (one column per offer of every hotel, hotel after hotel):
+    # reducing over the nights is then elementwise work over long rows.
     n = (check_out - check_in).days
     counts = [len(rows) for _, rows in grids]
     if not sum(counts):
         return [None] * len(grids)
-    money, plan_flags, room_flags, available, statics, admits = [], [], [], [], [], []
-    room_rows, rooms_before = [], 0
-    for grid, rows in grids:
-        if not len(rows):
-            continue
-        d0 = (check_in - grid.start).days
-        every = len(rows) == len(grid.offers)  # the usual mapping: basic slices, no gather
-        pick = slice(None) if every else rows
-        money.append(grid.money[pick, d0:d0 + n])
-        plan_flags.append(grid.plan_flags[pick, d0:d0 + n + 1])
-        # Room-type days once per room type; spread over the offers after concatenating.
-        room_flags.append(grid.room_flags[:, d0:d0 + n + 1])
-        available.append(grid.available[:, d0:d0 + n])
-        room_rows.append(grid.offer_room_type[pick] + rooms_before)
-        rooms_before += len(grid.room_type_ids)
-        statics.append(grid.statics[pick])
-        if nationality is not None and grid.has_rules:
-            admits.append(np.array([grid.offers[r].admits(nationality)
-                                    for r in (range(len(grid.offers)) if every else rows)]))
-        else:
-            admits.append(grid.unruled[pick])
-    money = np.concatenate(money)
-    room_rows = np.concatenate(room_rows)
-    plan_flags = np.concatenate(plan_flags)
-    room_flags = np.concatenate(room_flags)[room_rows]
-    available = np.concatenate(available)[room_rows]
-    flags = plan_flags | room_flags
-    statics = np.concatenate(statics)
-    base_adults, max_adults, max_children, max_occupancy, unit = statics[:, :5].T
+    arena = grids[0][0].arena
+    rows = np.concatenate([rows for _, rows in grids]).astype(np.int64, copy=False)
+    rows += np.repeat([g.offer_row for g, _ in grids], counts)
+    starts = {g.start for g, _ in grids}
+    if len(starts) == 1:  # loaded the same day: one slice of days for all
+        first = (check_in - next(iter(starts))).days
+    else:
+        first = np.repeat([(check_in - g.start).days for g, _ in grids], counts)
 
+    base_adults, max_adults, max_children, max_occupancy, unit, unruled = (
+        arena.statics.take(rows, axis=1))
+    admits = unruled.astype(bool)
+    if nationality is not None:
+        at = 0
+        for (grid, local), count in zip(grids, counts):
+            if grid.has_rules:
+                admits[at:at + count] = [grid.offers[r].admits(nationality) for r in local]
+            at += count
     rooms = rooms_of(occupancy)
-    fits = (np.concatenate(admits)
+    fits = (admits
             & (min(a for a, _, _ in rooms) >= 1)
             & (max(a for a, _, _ in rooms) <= max_adults)
             & (max(c for _, c, _ in rooms) <= max_children)
             & (max(a + c for a, c, _ in rooms) <= max_occupancy))
 
-    rate, single = money[:, :, RATE], money[:, :, SINGLE]
-    extra_adult, extra_child = money[:, :, EXTRA_ADULT], money[:, :, EXTRA_CHILD]
-    amount = np.zeros(rate.shape, np.int64)
-    priced = np.ones(rate.shape, bool)
+    # The stay's nights (and check-out day) as positions in each row's palettes, then values.
+    money, plan, room = arena.money, arena.plan, arena.room
+    priced_at = _days(money.index, rows, first, n) + money.base.take(rows)
+    plan_flags = plan.palette[0].take(_days(plan.index, rows, first, n + 1)
+                                      + plan.base.take(rows))
+    room_rows = arena.room_of.take(rows)
+    room_at = _days(room.index, room_rows, first, n + 1) + room.base.take(room_rows)
+    open_rooms = room.palette[2].take(room_at[:n])   # rooms sold each night, 0 when closed
+    room_arrival = room.palette[1].take(room_at[0])
+    room_departure = room.palette[1].take(room_at[n])
+
+    rate = money.palette[RATE].take(priced_at)
+    amount = priced = None
+    single = extra_adult = extra_child = None  # gathered only when a room needs them
     for adults, children, qty in rooms:
-        price = np.where(single >= 0, single, rate) if adults == 1 else rate
-        priced &= price >= 0
-        extra = np.maximum(adults - base_adults, 0)[:, None]
-        priced &= (extra == 0) | (extra_adult >= 0)
-        price = price + np.where(extra_adult >= 0, extra_adult, 0) * extra
+        if adults == 1:
+            if single is None:
+                single = money.palette[SINGLE].take(priced_at)
+            price = np.where(single >= 0, single, rate)
+        else:
+            price = rate
+        priced = price >= 0 if priced is None else priced & (price >= 0)
+        extra = np.maximum(adults - base_adults, 0)
+        if extra.any():  # extra adults priced only where some offer has them
+            if extra_adult is None:
+                extra_adult = money.palette[EXTRA_ADULT].take(priced_at)
+            priced &= (extra == 0) | (extra_adult >= 0)
+            price = price + np.where(extra_adult >= 0, extra_adult, 0) * extra
         if children:
+            if extra_child is None:
+                extra_child = money.palette[EXTRA_CHILD].take(priced_at)
             priced &= extra_child >= 0
             price = price + extra_child * children
-        amount += price * qty
-    # Half-up to the plan's minor units, night by night (amounts are never negative).
-    half = (unit // 2)[:, None]
-    night = (amount + half) // unit[:, None] * unit[:, None]
+        price = price * qty if qty != 1 else price
+        amount = price if amount is None else amount + price
+    if arena.whole_units.take(rows).all():
+        night = amount  # sums of whole minor units: rounding changes nothing
+    else:
+        # Half-up to the plan's minor units, night by night (amounts are never negative).
+        night = (amount + unit // 2) // unit * unit
 
-    nights = flags[:, :n]
-    arrival = flags[:, 0]
-    # The ORed flags are right for closed, CTA and CTD only; each level's stay limits are read
-    # apart and the stricter kept (pricing.restrictions.effective).
-    plan_arrival, room_arrival = plan_flags[:, 0], room_flags[:, 0]
+    # Closed, CTA and CTD at either level close; each level's stay limits are read apart and
+    # the stricter kept (pricing.restrictions.effective).
+    plan_arrival = plan_flags[0]
     min_stay = np.maximum((plan_arrival >> MIN_SHIFT) & STAY_BITS,
                           (room_arrival >> MIN_SHIFT) & STAY_BITS)
     plan_max = (plan_arrival >> MAX_SHIFT) & STAY_BITS
@@ -215,12 +370,14 @@ def cheapest(grids: Sequence[tuple[PropertyGrid, np.ndarray]], check_in: dt.date
     max_stay = np.minimum(np.where(plan_max == 0, NO_MAX, plan_max),
                           np.where(room_max == 0, NO_MAX, room_max))
     sellable = (fits
-                & (priced & (nights & FLAG_CLOSED == 0) & (available >= len(occupancy))).all(1)
-                & (arrival & FLAG_CTA == 0) & (flags[:, n] & FLAG_CTD == 0)
+                & (priced & (plan_flags[:n] & FLAG_CLOSED == 0)
+                   & (open_rooms >= len(occupancy))).all(0)
+                & ((plan_arrival | room_arrival) & FLAG_CTA == 0)
+                & ((plan_flags[n] | room_departure) & FLAG_CTD == 0)
                 & (min_stay <= n) & (max_stay >= n))
-    totals = np.where(sellable, night.sum(1), NEVER)
-    if conversions is not None and any(conversions):
-        _convert(totals, night, sellable, counts, grids, conversions)
+    totals = np.where(sellable, night.sum(0), NEVER)
+    if any(conversions):
+        _convert(totals, night.T, sellable, counts, grids, conversions)
 
     # Each hotel's minimum over its block of offers, in one call.
     sizes = np.array(counts)
@@ -260,8 +417,19 @@ def _convert(totals, night, sellable, counts, grids, conversions) -> None:
 def to_money(millionths: int, currency: str) -> Decimal:
     """An amount in millionths as the API shows it: the currency's minor units (exact: the
     figure is already a whole number of them)."""
+    places, unit = _places(currency)
+    if unit and not millionths % unit:
+        # The same Decimal, digits and exponent, as the quantize below gives; a third of
+        # its cost, once per hotel of every search.
+        return Decimal(millionths // unit).scaleb(-places)
     return Decimal(millionths).scaleb(-SCALE_DIGITS).quantize(_exponent(currency),
                                                               rounding=ROUND_HALF_UP)
+
+
+@cache
+def _places(currency: str) -> tuple[int, int]:
+    places = -_exponent(currency).as_tuple().exponent
+    return places, (10 ** (SCALE_DIGITS - places) if 0 <= places <= SCALE_DIGITS else 0)
 
 
 @cache

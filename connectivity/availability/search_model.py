@@ -37,7 +37,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from connectivity.availability.feed_cursor import Position
 from connectivity.logtail.tail import horizons_and_next
 from connectivity.availability.grid import (
-    INEXACT, SCALE_DIGITS, Conversion, Mapping, Offer, PropertyGrid, cheapest,
+    INEXACT, NONE, SCALE_DIGITS, Arenas, Conversion, Mapping, Offer, PropertyGrid, cheapest,
     pack_restrictions, to_money)
 from connectivity.availability.stay import property_today
 from connectivity.pricing import OccupancyError, normalise_occupancy
@@ -86,9 +86,7 @@ class SearchModel:
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
-        # The grids' bytes, kept as they come and go: summing every grid's arrays on each put
-        # cost a catch-up about 2 ms per hotel it reloaded at 1,000 hotels held (two sums of 0.9).
-        self._bytes = 0
+        self._arenas = Arenas(window_days)
         self._codes: dict[tuple[int, str, str], tuple[int, Mapping]] = {}
         self._positions: dict[int, Position] | None = None
         # Changes applied while above their origin's horizon: (origin, id) -> xid.
@@ -175,6 +173,26 @@ class SearchModel:
         return out
 
     def _evaluate(self, fast, request, now, target) -> Rows:
+        """The rows of the hotels the model holds. Without a lock: a catch-up that rewrote
+        days in place meanwhile (Arenas.writes moved) makes it evaluate again, the second
+        time under the lock."""
+        arenas = self._arenas
+        for _ in range(2):
+            writes = arenas.writes
+            if writes % 2:
+                continue  # a write under way
+            try:
+                rows = self._evaluate_once(fast, request, now, target)
+            except (IndexError, ValueError):
+                if arenas.writes == writes:
+                    raise
+                continue
+            if arenas.writes == writes:
+                return rows
+        with self._lock:
+            return self._evaluate_once(fast, request, now, target)
+
+    def _evaluate_once(self, fast, request, now, target) -> Rows:
         check_in, check_out = request["check_in"], request["check_out"]
         # Hotels whose child age turns the request into the same rooms are evaluated together.
         parties: dict[int, tuple] = {}
@@ -320,24 +338,25 @@ class SearchModel:
     def _reload_days(self, conn, spans: dict[int, tuple[dt.date, dt.date]]) -> None:
         """The changed days of loaded properties, read in one statement per day table: every
         room type and plan of each property between its two dates (a day without a row is a
-        day with nothing sent: cleared, then filled from the rows)."""
-        rp, rt = self._days(conn, {pid: (self._grids[pid].start, *span)
-                                   for pid, span in spans.items()})
+        day with nothing sent: cleared, then filled from the rows), written over the held days
+        in place when their palettes have room (arena.py)."""
+        rp, rt = self._days(conn, {pid: (first, first, last)
+                                   for pid, (first, last) in spans.items()})
         for pid, (first, last) in spans.items():
             grid = self._grids[pid]
-            money, plan_flags = grid.money.copy(), grid.plan_flags.copy()
-            room_flags, available = grid.room_flags.copy(), grid.available.copy()
-            span = slice((first - grid.start).days, (last - grid.start).days + 1)
-            money[:, span] = -1
-            plan_flags[:, span] = 0
-            room_flags[:, span] = 0
-            available[:, span] = 0
+            width = (last - first).days + 1
+            offers, rooms = len(grid.offers), len(grid.room_type_ids)
+            money = np.full((offers, width, 4), NONE, np.int64)
+            plan_flags = np.zeros((offers, width), np.int64)
+            room_flags = np.zeros((rooms, width), np.int64)
+            available = np.zeros((rooms, width), np.int64)
             exact = _fill(rp.get(pid, ""), rt.get(pid, ""), grid.offers, grid.room_type_ids,
                           money, plan_flags, room_flags, available)
-            self._put(PropertyGrid(
-                grid.property_id, grid.timezone, grid.currency, grid.max_child_age,
-                grid.start, grid.offers, grid.room_type_ids, grid.offer_room_type, money,
-                plan_flags, room_flags, available, grid.exact and exact, grid.mappings))
+            patched = self._arenas.patch(grid, (first - grid.start).days, money, plan_flags,
+                                         room_flags, available, exact)
+            if patched is not grid:
+                self._put(patched)
+        self._compact()
 
     @staticmethod
     def _days(conn, windows: dict[int, tuple[dt.date, dt.date, dt.date]]):
@@ -446,43 +465,62 @@ class SearchModel:
             made = [_offer(o) for o in offers.get(pid, [])]
             rts = tuple(room_types.get(pid, []))
             shape = (len(made), self._window)
-            money = np.full((*shape, 4), -1, np.int64)
-            plan_flags = np.zeros(shape, np.int32)
-            room_flags = np.zeros((len(rts), self._window), np.int32)
-            available = np.zeros((len(rts), self._window), np.int32)
+            money = np.full((*shape, 4), NONE, np.int64)
+            plan_flags = np.zeros(shape, np.int64)
+            room_flags = np.zeros((len(rts), self._window), np.int64)
+            available = np.zeros((len(rts), self._window), np.int64)
             exact = _fill(rp_days.get(pid, ""), rt_days.get(pid, ""), tuple(made), rts, money,
                           plan_flags, room_flags, available)
             offer_rows = {(o.room_type_id, o.rate_plan_id): i for i, o in enumerate(made)}
-            self._put(PropertyGrid(
+            grid = self._arenas.hold(
                 pid, prop["timezone"], prop["currency"], prop["max_child_age"], start,
                 tuple(made), rts, np.array([rts.index(o.room_type_id) for o in made], np.int64),
                 money, plan_flags, room_flags, available,
                 exact and all(o.minor_units <= SCALE_DIGITS for o in made),
-                tuple(_mapping(m, made, offer_rows) for m in mappings.get(pid, []))))
+                tuple(_mapping(m, made, offer_rows) for m in mappings.get(pid, [])))
+            self._drop(pid)  # its old slot, if held, is garbage now
+            self._put(grid)
         for pid in set(property_ids) - found:
             self._drop(pid)
+        self._compact()
         LOADS.observe(time.perf_counter() - began)
 
     def _put(self, grid: PropertyGrid) -> None:
-        self._drop(grid.property_id)
+        """Hold the grid (a new one, or the same property moved to another slot)."""
+        self._unindex(grid.property_id)
         self._grids[grid.property_id] = grid
-        self._bytes += grid.nbytes()
         for m in grid.mappings:
             self._codes[(m.partner_id, m.environment, m.hotel_code)] = (grid.property_id, m)
         self._gauges()
 
     def _drop(self, pid: int) -> None:
+        old = self._unindex(pid)
+        if old is not None:
+            self._arenas.release(old)
+        self._gauges()
+
+    def _unindex(self, pid: int) -> PropertyGrid | None:
         old = self._grids.pop(pid, None)
         if old is not None:
-            self._bytes -= old.nbytes()
             for m in old.mappings:
                 key = (m.partner_id, m.environment, m.hotel_code)
                 if self._codes.get(key, (None,))[0] == pid:
                     del self._codes[key]
-        self._gauges()
+        return old
+
+    def _compact(self) -> None:
+        # Moved properties leave garbage slots; when an arena is a third garbage its live
+        # slots are copied into new arrays (searches under way keep reading the old ones).
+        if not any(a.worth_compacting() for a in self._arenas.by_width):
+            return
+        grids = list(self._grids.values())
+        for old, new in zip(grids, self._arenas.compacted(grids)):
+            if new is not old:
+                self._grids[new.property_id] = new
 
     def _drop_all(self) -> None:
-        self._grids, self._codes, self._bytes = {}, {}, 0
+        self._grids, self._codes = {}, {}
+        self._arenas = Arenas(self._window)
         self._gauges()
 
     def _gauges(self) -> None:
@@ -490,7 +528,8 @@ class SearchModel:
         BYTES.set(self.nbytes())
 
     def nbytes(self) -> int:
-        return self._bytes
+        """Bytes of the arrays allocated, room to grow and garbage included."""
+        return self._arenas.nbytes()
 
     def held(self) -> int:
         return len(self._grids)

@@ -10,6 +10,7 @@ import dataclasses
 import datetime as dt
 from decimal import Decimal
 
+import numpy as np
 import psycopg
 
 from connectivity.auth.authenticate import Caller
@@ -17,7 +18,7 @@ from connectivity.availability.search import search
 from connectivity.availability.search_model import HOTELS, SearchModel
 from connectivity.web.services import services_of
 
-from tests.support.ari_days import set_plan_days, set_room_days
+from tests.support.ari_days import _ids, set_plan_days, set_room_days
 from tests.availability.conftest import API, day, stay
 
 SEARCH = f"{API}/availability/search"
@@ -146,3 +147,54 @@ def test_a_bounded_model_holds_no_more_and_the_statement_answers_the_rest(app, l
     assert bounded.held() == 1
     assert answer == search(services_of(app).reads, caller, request, now, None)
     assert [h["hotel_code"] for h in answer["hotels"]] == ["ACME-LIS", "ACME-OPO"]
+
+
+def test_a_price_the_model_cannot_hold_exactly_is_searched_by_the_statement(app, lisbon_ari,
+                                                                             db):
+    """Seven decimals do not fit integer millionths: the hotel goes to search.sql, whose
+    answer is the model's answer."""
+    model = SearchModel(services_of(app).reads, background=False)
+    caller = _caller(db)
+    request = {"hotel_codes": ["ACME-LIS"], "check_in": day(0), "check_out": day(2),
+               "rooms": 1, "occupancy": [{"adults": 2}]}
+    now = dt.datetime.now(dt.timezone.utc)
+    search(services_of(app).reads, caller, request, now, model)
+    set_plan_days(db, "LIS1", "DBL", "NRF", [day(1)], rate="50.1234567")
+    before = HOTELS.labels("reference")._value.get()
+    answer = search(services_of(app).reads, caller, request, now, model)
+    assert HOTELS.labels("reference")._value.get() == before + 1
+    assert answer == search(services_of(app).reads, caller, request, now, None)
+    assert answer["hotels"][0]["lowest_total_amount"] == Decimal("140.12")
+
+
+def test_days_updated_past_their_palettes_room_move_the_hotel_and_it_answers_the_same(
+        app, lisbon_ari, db):
+    """A loaded hotel whose price then changes every day for 300 days: its palettes overflow
+    (one byte indexes 256 values), the update moves it to two-byte indexes, and every stay is
+    still answered as search.sql answers it."""
+    model = SearchModel(services_of(app).reads, background=False)
+    caller = _caller(db)
+    now = dt.datetime.now(dt.timezone.utc)
+
+    def request(offset):
+        return {"hotel_codes": ["ACME-LIS"], "check_in": day(offset),
+                "check_out": day(offset + 3), "rooms": 1, "occupancy": [{"adults": 2}]}
+    search(services_of(app).reads, caller, request(0), now, model)
+    [(_, grid)] = [(pid, g) for pid, g in model._grids.items() if g.mappings]
+    assert grid.arena.dtype == np.uint8
+
+    def write(conn):
+        property_id, room_type_id, rate_plan_id = _ids(conn, "LIS1", "DBL", "NRF")
+        conn.execute(
+            "INSERT INTO rate_plan_days (property_id, room_type_id, rate_plan_id, date, rate) "
+            "SELECT %s, %s, %s, %s::date + i, 60 + i / 100.0 FROM generate_series(0, 299) i "
+            "ON CONFLICT (property_id, room_type_id, rate_plan_id, date) "
+            "DO UPDATE SET rate = EXCLUDED.rate", (property_id, room_type_id, rate_plan_id,
+                                                    day(0)))
+    db.run(write)
+    set_room_days(db, "LIS1", "DBL", [day(i) for i in range(300)], available=5)
+    for offset in (0, 1, 150, 296):
+        answer = search(services_of(app).reads, caller, request(offset), now, model)
+        assert answer == search(services_of(app).reads, caller, request(offset), now, None)
+        assert answer["hotels"][0]["available"]
+    assert model._grids[grid.property_id].arena.dtype == np.uint16
