@@ -1,9 +1,10 @@
-"""Rates with its per-request restriction memo (availability.rates.MEMO_RESTRICTIONS) against
-the reference path (every night combined as quote and booking do), in one process on the bench
+"""Rates' fast path (availability.rates.FAST_PATH: availability.rates_grid) and its
+per-request restriction memo (MEMO_RESTRICTIONS) against the reference path (every offer through
+evaluate_offer, every night combined as quote and booking do), in one process on the bench
 data set: the same requests as the bench's `rates` scenario (one hotel x 14 nights) answered
-both ways, interleaved round by round; prints each way's answers digest (equal when the memo
-is exact) and its CPU per request in this process (the rates use case alone: no Flask, no
-JSON):
+each way, interleaved round by round; prints each way's answers digest (equal when the faster
+ways are exact) and its CPU per request in this process (the rates use case alone, its reads
+included: no Flask, no JSON):
 
     python -m bench.rates_digest postgresql://postgres@127.0.0.1:5432/pcs_bench_search [REQUESTS]
 """
@@ -22,6 +23,8 @@ from .discovery import RATES_NIGHTS
 from .search_digest import _Reads, bench_partner
 
 ROUNDS = 5
+# reference: FAST_PATH and MEMO_RESTRICTIONS off; memo: the memo alone; fast: the fast path.
+WAYS = ("reference", "memo", "fast")
 
 
 def main() -> None:
@@ -35,14 +38,14 @@ def main() -> None:
                 "check_out": check_in + timedelta(days=RATES_NIGHTS), "rooms": 1,
                 "occupancy": [{"adults": 2}]}
 
-    answers = {"reference": [], "memo": []}
-    cpu = {"reference": 0.0, "memo": 0.0}
+    answers = {way: [] for way in WAYS}
+    cpu = {way: 0.0 for way in WAYS}
     for way in answers:  # warm-up: prepared statements, caches
-        rates_module.MEMO_RESTRICTIONS = way == "memo"
+        _use(way)
         rates_module.rates(reads, caller, request(0), datetime.now(UTC))
     for round_ in range(ROUNDS):
         for way, texts in answers.items():
-            rates_module.MEMO_RESTRICTIONS = way == "memo"
+            _use(way)
             began = time.process_time()
             for i in range(requests):
                 answer = rates_module.rates(reads, caller, request(i), datetime.now(UTC))
@@ -54,11 +57,20 @@ def main() -> None:
         print(f"{way:9} digest {digest}  CPU per request: python "
               f"{cpu[way] * 1000 / (requests * ROUNDS):.2f} ms  "
               f"({ROUNDS} rounds of {requests} requests, 1 hotel x {RATES_NIGHTS} nights)")
-    rates_module.MEMO_RESTRICTIONS = True
-    differing = [i for i, (a, b) in enumerate(zip(answers["memo"], answers["reference"]))
-                 if a != b]
-    print("answers equal" if not differing else f"answers DIFFER in requests {differing[:10]}")
-    sys.exit(1 if differing else 0)
+    _use("fast")
+    failed = False
+    for way in WAYS[1:]:
+        differing = [i for i, (a, b) in enumerate(zip(answers[way], answers["reference"]))
+                     if a != b]
+        failed |= bool(differing)
+        print(f"{way}: answers equal to the reference" if not differing else
+              f"{way}: answers DIFFER from the reference in requests {differing[:10]}")
+    sys.exit(1 if failed else 0)
+
+
+def _use(way: str) -> None:
+    rates_module.FAST_PATH = way == "fast"
+    rates_module.MEMO_RESTRICTIONS = way != "reference"
 
 
 if __name__ == "__main__":

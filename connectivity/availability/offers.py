@@ -23,6 +23,14 @@ RATE_FIELDS = ("rate", "single_rate", "extra_adult_rate", "extra_child_rate")
 def read_offers(conn, caller: Caller, request: dict, now: dt.datetime) -> dict:
     """Everything pricing the request's offers needs, read in the caller's transaction so it is
     one consistent moment (rates, quote and booking all start here)."""
+    catalogue = read_catalogue(conn, caller, request, now)
+    return {**catalogue, **read_day_rows(conn, catalogue, request)}
+
+
+def read_catalogue(conn, caller: Caller, request: dict, now: dt.datetime) -> dict:
+    """The selling hotel (404 when the caller has no selling mapping of it), the offers it maps
+    (narrowed to the request's codes) and the FX rates the answer's currency needs: what
+    `read_offers` reads besides the day rows (rates' fast path reads those its own way)."""
     q = queries()
     hotel = selling_hotel(conn, caller, request["hotel_code"])
     ensure_check_in_not_past(request["check_in"], hotel["timezone"], hotel["hotel_code"],
@@ -30,22 +38,30 @@ def read_offers(conn, caller: Caller, request: dict, now: dt.datetime) -> dict:
     offers = q.availability.offers(conn, mapping_id=hotel["mapping_id"],
                                    room_type_codes=request.get("room_type_codes"),
                                    rate_plan_codes=request.get("rate_plan_codes"))
-    window = {"property_id": hotel["property_id"], "first_date": request["check_in"],
-              "last_date": request["check_out"],  # the check-out date carries CTD
-              "room_type_ids": sorted({o["room_type_id"] for o in offers})}
-    room_days = {(r["room_type_id"], r["date"]): r
-                 for r in q.availability.room_type_days(conn, **window)} if offers else {}
-    plan_days = {(r["room_type_id"], r["rate_plan_id"], r["date"]): r
-                 for r in q.availability.rate_plan_days(
-                     conn, rate_plan_ids=sorted({o["rate_plan_id"] for o in offers}), **window)
-                 } if offers else {}
     target = request.get("currency") or hotel["currency"]
     needs_fx = any(o["currency"] != target for o in offers)
     fx = FxTable.from_rows((r["base"], r["quote"], r["rate"])
                            for r in q.availability.fx_rates_of(conn, currency=target)
                            ) if needs_fx else FxTable()
-    return {"hotel": hotel, "offers": offers, "room_days": room_days, "plan_days": plan_days,
-            "fx": fx}
+    return {"hotel": hotel, "offers": offers, "fx": fx}
+
+
+def read_day_rows(conn, catalogue: dict, request: dict) -> dict:
+    """The offers' day rows from check-in to check-out (which carries CTD), by key."""
+    q = queries()
+    offers = catalogue["offers"]
+    if not offers:
+        return {"room_days": {}, "plan_days": {}}
+    window = {"property_id": catalogue["hotel"]["property_id"],
+              "first_date": request["check_in"],
+              "last_date": request["check_out"],  # the check-out date carries CTD
+              "room_type_ids": sorted({o["room_type_id"] for o in offers})}
+    room_days = {(r["room_type_id"], r["date"]): r
+                 for r in q.availability.room_type_days(conn, **window)}
+    plan_days = {(r["room_type_id"], r["rate_plan_id"], r["date"]): r
+                 for r in q.availability.rate_plan_days(
+                     conn, rate_plan_ids=sorted({o["rate_plan_id"] for o in offers}), **window)}
+    return {"room_days": room_days, "plan_days": plan_days}
 
 
 def _restrictions(row: dict | None) -> NightRestrictions | None:
