@@ -4,7 +4,7 @@ evaluate_offer, every night combined as quote and booking do), in one process on
 data set: the same requests as the bench's `rates` scenario (one hotel x 14 nights) answered
 each way, interleaved round by round; prints each way's answers digest (equal when the faster
 ways are exact) and its CPU per request in this process (the rates use case alone, its reads
-included: no Flask, no JSON):
+included: no Flask, no JSON) and in its PostgreSQL backend (read from /proc: a local server):
 
     python -m bench.rates_digest postgresql://postgres@127.0.0.1:5432/pcs_bench_search [REQUESTS]
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import time
 from datetime import UTC, date, datetime, timedelta
@@ -40,22 +41,28 @@ def main() -> None:
 
     answers = {way: [] for way in WAYS}
     cpu = {way: 0.0 for way in WAYS}
+    server = {way: 0.0 for way in WAYS}
+    backend = reads.conn.info.backend_pid
     for way in answers:  # warm-up: prepared statements, caches
         _use(way)
         rates_module.rates(reads, caller, request(0), datetime.now(UTC))
     for round_ in range(ROUNDS):
         for way, texts in answers.items():
             _use(way)
-            began = time.process_time()
+            kept = []
+            began, began_server = time.process_time(), _cpu_seconds(backend)
             for i in range(requests):
                 answer = rates_module.rates(reads, caller, request(i), datetime.now(UTC))
                 if round_ == 0:
-                    texts.append(json.dumps(answer, default=str, sort_keys=True))
+                    kept.append(answer)  # written below, outside the measured time
             cpu[way] += time.process_time() - began
+            server[way] += _cpu_seconds(backend) - began_server
+            texts.extend(json.dumps(a, default=str, sort_keys=True) for a in kept)
     for way, texts in answers.items():
         digest = hashlib.sha1("\n".join(texts).encode()).hexdigest()
         print(f"{way:9} digest {digest}  CPU per request: python "
-              f"{cpu[way] * 1000 / (requests * ROUNDS):.2f} ms  "
+              f"{cpu[way] * 1000 / (requests * ROUNDS):.2f} ms, postgres "
+              f"{server[way] * 1000 / (requests * ROUNDS):.2f} ms  "
               f"({ROUNDS} rounds of {requests} requests, 1 hotel x {RATES_NIGHTS} nights)")
     _use("fast")
     failed = False
@@ -66,6 +73,18 @@ def main() -> None:
         print(f"{way}: answers equal to the reference" if not differing else
               f"{way}: answers DIFFER from the reference in requests {differing[:10]}")
     sys.exit(1 if failed else 0)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time of this script's PostgreSQL backend (a server on this machine: /proc), so that
+    the figure is this script's statements alone, whatever else the server runs. 10 ms ticks:
+    meaningful over a few hundred requests."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _use(way: str) -> None:

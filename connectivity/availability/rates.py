@@ -34,14 +34,14 @@ def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime) 
     check_in, check_out = request["check_in"], request["check_out"]
     days = None
     with db.connection() as conn:
-        snapshot = read_catalogue(conn, caller, request, now)
+        snapshot = read_catalogue(conn, caller, request, now, shared_policies=FAST_PATH)
         hotel, offers = snapshot["hotel"], snapshot["offers"]
         occupancy = _occupancy(request, hotel)
         target = request.get("currency") or hotel["currency"]
         stay_dates = stay_nights(check_in, check_out)
         if FAST_PATH:
             days = rates_grid.read_rate_days(conn, hotel["property_id"], offers, check_in,
-                                             check_out)
+                                             check_out, occupancy)
             if days is not None and not rates_grid.holds(offers, days, occupancy):
                 days = None
         if days is None:

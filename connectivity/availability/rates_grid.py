@@ -55,9 +55,12 @@ class RateDays:
 
 
 def read_rate_days(conn, property_id: int, offers: Sequence[dict], check_in: dt.date,
-                   check_out: dt.date) -> RateDays | None:
+                   check_out: dt.date, occupancy: Sequence[RoomOccupancy]) -> RateDays | None:
     """The offers' days from check-in to check-out (which carries CTD), in the caller's
-    transaction; None when a stored amount does not fit the integers."""
+    transaction; None when a stored amount does not fit the integers. The prices `occupancy`
+    cannot use (pricing.nightly reads single_rate for a lone adult only, extra_adult_rate for
+    adults above the plan's base, extra_child_rate for children) come as never sent: the
+    statement spends most of its time converting prices."""
     n = (check_out - check_in).days
     size = len(offers)
     money = np.full((size, n + 1, 4), NEVER_SENT, np.int64)
@@ -70,9 +73,9 @@ def read_rate_days(conn, property_id: int, offers: Sequence[dict], check_in: dt.
         rows = cursor.execute(queries().availability.rate_days.sql, {
             "property_id": property_id, "first_date": check_in, "last_date": check_out,
             "room_type_ids": sorted({o["room_type_id"] for o in offers}),
-            "rate_plan_ids": sorted({o["rate_plan_id"] for o in offers})}).fetchall()
-        days = {kind: np.frombuffer(value, ">i8").astype(np.int64) if value else
-                np.zeros(0, np.int64) for kind, value in rows}
+            "rate_plan_ids": sorted({o["rate_plan_id"] for o in offers}),
+            **usable_prices(offers, occupancy)}).fetchall()
+        days = {kind: _int8_array(value) for kind, value in rows}
         plan = days.get("plan", np.zeros(0, np.int64)).reshape(-1, PLAN_WIDTH)
         room = days.get("room", np.zeros(0, np.int64)).reshape(-1, ROOM_WIDTH)
         if (plan[:, 3:7] == INEXACT).any():
@@ -96,6 +99,27 @@ def read_rate_days(conn, property_id: int, offers: Sequence[dict], check_in: dt.
         spread = np.searchsorted(room_ids, offer_room)
         room_limits, available = per_room_limits[spread], per_room_available[spread]
     return RateDays(money[:, :n], plan_limits, room_limits, available[:, :n])
+
+
+# array_send of a two-dimensional int8 array without NULLs: dimensions, a flag and the element
+# type, each dimension's size and lower bound, then every element as its length and value.
+ARRAY_HEADER = 12 + 2 * 8
+ELEMENT = np.dtype([("length", ">i4"), ("value", ">i8")])
+
+
+def _int8_array(sent: bytes | None) -> np.ndarray:
+    if not sent:  # no row: array_agg's NULL
+        return np.zeros(0, np.int64)
+    return np.frombuffer(sent, ELEMENT, offset=ARRAY_HEADER)["value"].astype(np.int64)
+
+
+def usable_prices(offers: Sequence[dict], occupancy: Sequence[RoomOccupancy]) -> dict:
+    """Which of the optional prices pricing.nightly can read for this party and these offers
+    (offers.sql rate_days sends the others as never sent)."""
+    return {"singles": any(r.adults == 1 for r in occupancy),
+            "extra_adults": max(r.adults for r in occupancy) > min(o["base_adults"]
+                                                                   for o in offers),
+            "children": any(r.children for r in occupancy)}
 
 
 def _lookup(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -112,9 +112,11 @@ def stays_of(draw, offers):
     return n, room_days, plan_days
 
 
-def as_rate_days(offers, n, room_days, plan_days) -> rates_grid.RateDays:
-    """The rows as offers.sql rate_days sends them to read_rate_days (the endpoint test below
-    holds the statement itself)."""
+def as_rate_days(offers, n, room_days, plan_days, occupancy) -> rates_grid.RateDays:
+    """The rows as offers.sql rate_days sends them to read_rate_days, the prices the party
+    cannot use as never sent (the endpoint test below holds the statement itself)."""
+    usable = rates_grid.usable_prices(offers, occupancy) if offers else {}
+    used = (True, usable.get("singles"), usable.get("extra_adults"), usable.get("children"))
     size = len(offers)
     money = np.full((size, n + 1, 4), rates_grid.NEVER_SENT, np.int64)
     plan_limits = np.zeros((size, n + 1, 5), np.int64)
@@ -126,10 +128,10 @@ def as_rate_days(offers, n, room_days, plan_days) -> rates_grid.RateDays:
             date = CHECK_IN + dt.timedelta(days=d)
             row = plan_days.get((o["room_type_id"], o["rate_plan_id"], date))
             if row is not None:
-                money[i, d] = [rates_grid.NEVER_SENT if row[f] is None
+                money[i, d] = [rates_grid.NEVER_SENT if row[f] is None or not use
                                else int(row[f].scaleb(rates_grid.SCALE_DIGITS))
-                               for f in ("rate", "single_rate", "extra_adult_rate",
-                                         "extra_child_rate")]
+                               for f, use in zip(("rate", "single_rate", "extra_adult_rate",
+                                                  "extra_child_rate"), used)]
                 plan_limits[i, d] = [int(row[f] or 0) for f in fields]
             room = room_days.get((o["room_type_id"], date))
             if room is not None:
@@ -185,7 +187,7 @@ def test_evaluate_answers_as_the_reference(offers, data, party, nationality, tar
     request = {"check_in": CHECK_IN, "check_out": check_out, "rooms": len(occupancy),
                "nationality": nationality}
     snapshot = {"offers": offers, "room_days": room_days, "plan_days": plan_days, "fx": fx}
-    days = as_rate_days(offers, n, room_days, plan_days)
+    days = as_rate_days(offers, n, room_days, plan_days, occupancy)
     if not rates_grid.holds(offers, days, occupancy):
         event("not held: the reference answers")
         return
