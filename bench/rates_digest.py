@@ -1,9 +1,10 @@
-"""Rates with its per-request restriction memo (availability.rates.MEMO_RESTRICTIONS) against
-the reference path (every night combined as quote and booking do), in one process on the bench
+"""Rates' fast path (availability.rates.FAST_PATH: availability.rates_grid) and its
+per-request restriction memo (MEMO_RESTRICTIONS) against the reference path (every offer through
+evaluate_offer, every night combined as quote and booking do), in one process on the bench
 data set: the same requests as the bench's `rates` scenario (one hotel x 14 nights) answered
-both ways, interleaved round by round; prints each way's answers digest (equal when the memo
-is exact) and its CPU per request in this process (the rates use case alone: no Flask, no
-JSON):
+each way, interleaved round by round; prints each way's answers digest (equal when the faster
+ways are exact) and its CPU per request in this process (the rates use case alone, its reads
+included: no Flask, no JSON) and in its PostgreSQL backend (read from /proc: a local server):
 
     python -m bench.rates_digest postgresql://postgres@127.0.0.1:5432/pcs_bench_search [REQUESTS]
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import time
 from datetime import UTC, date, datetime, timedelta
@@ -22,6 +24,8 @@ from .discovery import RATES_NIGHTS
 from .search_digest import _Reads, bench_partner
 
 ROUNDS = 5
+# reference: FAST_PATH and MEMO_RESTRICTIONS off; memo: the memo alone; fast: the fast path.
+WAYS = ("reference", "memo", "fast")
 
 
 def main() -> None:
@@ -35,30 +39,57 @@ def main() -> None:
                 "check_out": check_in + timedelta(days=RATES_NIGHTS), "rooms": 1,
                 "occupancy": [{"adults": 2}]}
 
-    answers = {"reference": [], "memo": []}
-    cpu = {"reference": 0.0, "memo": 0.0}
+    answers = {way: [] for way in WAYS}
+    cpu = {way: 0.0 for way in WAYS}
+    server = {way: 0.0 for way in WAYS}
+    backend = reads.conn.info.backend_pid
     for way in answers:  # warm-up: prepared statements, caches
-        rates_module.MEMO_RESTRICTIONS = way == "memo"
+        _use(way)
         rates_module.rates(reads, caller, request(0), datetime.now(UTC))
     for round_ in range(ROUNDS):
         for way, texts in answers.items():
-            rates_module.MEMO_RESTRICTIONS = way == "memo"
-            began = time.process_time()
+            _use(way)
+            kept = []
+            began, began_server = time.process_time(), _cpu_seconds(backend)
             for i in range(requests):
                 answer = rates_module.rates(reads, caller, request(i), datetime.now(UTC))
                 if round_ == 0:
-                    texts.append(json.dumps(answer, default=str, sort_keys=True))
+                    kept.append(answer)  # written below, outside the measured time
             cpu[way] += time.process_time() - began
+            server[way] += _cpu_seconds(backend) - began_server
+            texts.extend(json.dumps(a, default=str, sort_keys=True) for a in kept)
     for way, texts in answers.items():
         digest = hashlib.sha1("\n".join(texts).encode()).hexdigest()
         print(f"{way:9} digest {digest}  CPU per request: python "
-              f"{cpu[way] * 1000 / (requests * ROUNDS):.2f} ms  "
+              f"{cpu[way] * 1000 / (requests * ROUNDS):.2f} ms, postgres "
+              f"{server[way] * 1000 / (requests * ROUNDS):.2f} ms  "
               f"({ROUNDS} rounds of {requests} requests, 1 hotel x {RATES_NIGHTS} nights)")
-    rates_module.MEMO_RESTRICTIONS = True
-    differing = [i for i, (a, b) in enumerate(zip(answers["memo"], answers["reference"]))
-                 if a != b]
-    print("answers equal" if not differing else f"answers DIFFER in requests {differing[:10]}")
-    sys.exit(1 if differing else 0)
+    _use("fast")
+    failed = False
+    for way in WAYS[1:]:
+        differing = [i for i, (a, b) in enumerate(zip(answers[way], answers["reference"]))
+                     if a != b]
+        failed |= bool(differing)
+        print(f"{way}: answers equal to the reference" if not differing else
+              f"{way}: answers DIFFER from the reference in requests {differing[:10]}")
+    sys.exit(1 if failed else 0)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time of this script's PostgreSQL backend (a server on this machine: /proc), so that
+    the figure is this script's statements alone, whatever else the server runs. 10 ms ticks:
+    meaningful over a few hundred requests."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _use(way: str) -> None:
+    rates_module.FAST_PATH = way == "fast"
+    rates_module.MEMO_RESTRICTIONS = way != "reference"
 
 
 if __name__ == "__main__":

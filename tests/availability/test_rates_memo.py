@@ -23,6 +23,8 @@ RESTRICTIONS = ("closed", "min_stay", "max_stay", "closed_to_arrival", "closed_t
 
 
 def answer(client, headers, monkeypatch, memo: bool, body: dict) -> dict:
+    # The reference path both ways: the fast path (test_rates_grid.py) never reads the memo.
+    monkeypatch.setattr(rates_module, "FAST_PATH", False)
     monkeypatch.setattr(rates_module, "MEMO_RESTRICTIONS", memo)
     response = client.post(f"{API}/availability/rates", json=body, headers=headers)
     assert response.status_code == 200, (body, response.json)
