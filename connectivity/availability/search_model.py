@@ -291,6 +291,9 @@ class SearchModel:
                 conn, origins=origins, after_xids=[str(p.xid) for p in at],
                 after_ids=[p.change_id for p in at],
                 before_xids=[str(next_xids[o]) if o in next_xids else None for o in origins],
+                low_xid=str(min(p.xid for p in at)),
+                high_xid=str(max(next_xids.values()) if next_xids.keys() >= set(origins)
+                             else 2 ** 64 - 1),
                 page_size=PAGE)
             self._apply(conn, [r for r in rows if (r["origin"], r["id"]) not in self._ahead])
             for row in rows:
