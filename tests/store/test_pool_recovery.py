@@ -6,9 +6,9 @@ failure of tests/availability/test_search_model.py, whose session-wide app's poo
 
 from __future__ import annotations
 
-import psycopg
-
 from connectivity.web.services import services_of
+
+from tests.support.ended_sessions import end_idle_sessions
 
 IDLE = 5  # more than psycopg_pool's own retries reach within the pool's 5 s timeout
 
@@ -19,16 +19,7 @@ def test_a_pool_whose_idle_connections_were_all_ended_gives_a_working_one(make_a
     pool = database.pool
     with database.connection() as conn:
         conn.execute("SELECT 1")  # opens the pool
-    held = [pool.getconn() for _ in range(IDLE)]
-    backends = [conn.info.backend_pid for conn in held]
-    for conn in held:
-        pool.putconn(conn)
-    with psycopg.connect(services_of(application).settings.database_url,
-                         autocommit=True) as admin:
-        for backend in backends:
-            # With a timeout it returns once the backend is gone. The cast: Citus adds
-            # pg_terminate_backend(bigint, bigint) for its global pids.
-            admin.execute("SELECT pg_terminate_backend(CAST(%s AS integer), 5000)", (backend,))
+    backends = end_idle_sessions(pool, services_of(application).settings.database_url, IDLE)
     with database.connection() as conn:
         assert conn.execute("SELECT 1 AS one").fetchone()["one"] == 1
         assert conn.info.backend_pid not in backends

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 
-import psycopg
 import pytest
 from marshmallow import Schema, fields, validate
 
@@ -16,6 +15,7 @@ from connectivity.auth.access import requires
 
 from tests.support.envelope import (API, REQUEST_ID_RE, assert_envelope_failure, assert_envelope_success,
                       assert_passed_the_guards)
+from tests.support.ended_sessions import end_idle_sessions
 from tests.support.signing import bearer, signed_headers
 from connectivity.web.services import services_of
 
@@ -311,17 +311,9 @@ def test_key_reads_survive_connections_broken_since_their_last_use(make_app, cat
     fresh = application.test_client()
     key = issue("pull")
     assert_envelope_success(fresh.get(PING, headers=bearer(key.token)))
-    pool = services_of(application).guards.keys.pool
-    held = [pool.getconn() for _ in range(3)]  # the pool now holds at least three
-    backends = [conn.info.backend_pid for conn in held]
-    for conn in held:
-        pool.putconn(conn)
-    with psycopg.connect(services_of(application).settings.database_url,
-                         autocommit=True) as admin:
-        for backend in backends:
-            # With a timeout it returns once the backend is gone (PostgreSQL 14+). The pid
-            # cast: Citus adds pg_terminate_backend(bigint, bigint) for its global pids.
-            admin.execute("SELECT pg_terminate_backend(CAST(%s AS integer), 5000)", (backend,))
+    # The pool now holds at least three, all broken.
+    end_idle_sessions(services_of(application).guards.keys.pool,
+                      services_of(application).settings.database_url, 3)
     for _ in range(3):
         assert_envelope_success(fresh.get(PING, headers=bearer(key.token)))
 
