@@ -246,6 +246,18 @@ class Arenas:
         return out
 
 
+def lookup(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where day rows go: (the index in `keys` of each wanted key found, which wanted keys were
+    found). Rows of keys not held (a pair no plan sells, one the request did not ask for) are
+    left out."""
+    if not len(keys) or not len(wanted):
+        return np.zeros(0, np.int64), np.zeros(len(wanted), bool)
+    order = np.argsort(keys)
+    at = np.searchsorted(keys, wanted, sorter=order).clip(0, len(keys) - 1)
+    hit = keys[order[at]] == wanted
+    return order[at[hit]], hit
+
+
 def rooms_of(occupancy: Sequence[RoomOccupancy]) -> tuple[tuple[int, int, int], ...]:
     """(adults, children, how many rooms) of each distinct room of a party."""
     return tuple((a, c, q) for (a, c), q in Counter((r.adults, r.children)

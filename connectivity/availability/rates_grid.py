@@ -25,6 +25,7 @@ from functools import cache
 import numpy as np
 from psycopg.rows import tuple_row
 
+from connectivity.availability.grid import lookup, rooms_of
 from connectivity.availability.stay import fx_multiplier
 from connectivity.pricing import (REASONS, RatePlanRules, RoomOccupancy, convert_nights,
                                   minor_units, nationality_allowed)
@@ -85,7 +86,7 @@ def read_rate_days(conn, property_id: int, offers: Sequence[dict], check_in: dt.
         keys = np.array([o["room_type_id"] << 32 | o["rate_plan_id"] for o in offers], np.int64)
         if len(np.unique(keys)) != len(keys):
             return None  # a pair offered twice (the catalogue's keys forbid it): not held here
-        at, hit = _lookup(keys, plan[:, 0] << 32 | plan[:, 1])
+        at, hit = lookup(keys, plan[:, 0] << 32 | plan[:, 1])
         money[at, plan[hit, 2]] = plan[hit, 3:7]
         plan_limits[at, plan[hit, 2]] = plan[hit, 7:12]
         # A room type's day goes to each of its offers.
@@ -93,7 +94,7 @@ def read_rate_days(conn, property_id: int, offers: Sequence[dict], check_in: dt.
         room_ids = np.unique(offer_room)
         per_room_limits = np.zeros((len(room_ids), n + 1, 5), np.int64)
         per_room_available = np.zeros((len(room_ids), n + 1), np.int64)
-        at, hit = _lookup(room_ids, room[:, 0])
+        at, hit = lookup(room_ids, room[:, 0])
         per_room_available[at, room[hit, 1]] = room[hit, 2]
         per_room_limits[at, room[hit, 1]] = room[hit, 3:8]
         spread = np.searchsorted(room_ids, offer_room)
@@ -122,20 +123,10 @@ def usable_prices(offers: Sequence[dict], occupancy: Sequence[RoomOccupancy]) ->
             "children": any(r.children for r in occupancy)}
 
 
-def _lookup(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the index in `keys` of each wanted key found, which wanted keys were found)."""
-    if not len(keys) or not len(wanted):
-        return np.zeros(0, np.int64), np.zeros(len(wanted), bool)
-    order = np.argsort(keys)
-    at = np.searchsorted(keys, wanted, sorter=order).clip(0, len(keys) - 1)
-    hit = keys[order[at]] == wanted
-    return order[at[hit]], hit
-
-
 def holds(offers: Sequence[dict], days: RateDays, occupancy: Sequence[RoomOccupancy]) -> bool:
     """Whether `evaluate` prices the request exactly: every plan's currency has at most six
     minor units and no sum can pass the int64 range."""
-    if any(_minor_units(o["currency"]) > SCALE_DIGITS for o in offers):
+    if any(minor_units(o["currency"]) > SCALE_DIGITS for o in offers):
         return False
     # Every room's price is at most (1 + adults + children) stored amounts: bound the total.
     largest = int(days.money.max(initial=0))
@@ -152,7 +143,7 @@ def evaluate(offers: Sequence[dict], days: RateDays, *, stay_dates: Sequence[dt.
     converts, as the reference does."""
     n, rooms = len(stay_dates), len(occupancy)
     money = days.money
-    minors = [_minor_units(o["currency"]) for o in offers]
+    minors = [minor_units(o["currency"]) for o in offers]
 
     # The night's amount for all rooms (pricing.nightly): NEVER_SENT where a room cannot be
     # priced.
@@ -161,7 +152,7 @@ def evaluate(offers: Sequence[dict], days: RateDays, *, stay_dates: Sequence[dt.
     extra_adult, extra_child = money[:, :, 2], money[:, :, 3]
     amount = np.zeros(rate.shape, np.int64)
     priced = np.ones(rate.shape, bool)
-    for (adults, children), count in _distinct(occupancy).items():
+    for adults, children, count in rooms_of(occupancy):
         price = np.where(single >= 0, single, rate) if adults == 1 else rate
         priced &= price >= 0
         extra = np.maximum(adults - base_adults, 0)
@@ -254,20 +245,6 @@ class _Amounts(dict):
 @cache
 def _amounts(minor: int) -> _Amounts:
     return _Amounts(minor)
-
-
-@cache
-def _minor_units(currency: str) -> int:
-    # CLDR data do not change while a process runs; babel's lookup costs more than a night.
-    return minor_units(currency)
-
-
-def _distinct(occupancy: Sequence[RoomOccupancy]) -> dict[tuple[int, int], int]:
-    counted: dict[tuple[int, int], int] = {}
-    for room in occupancy:
-        key = (room.adults, room.children)
-        counted[key] = counted.get(key, 0) + 1
-    return counted
 
 
 def _plan_rules(offers: Sequence[dict], occupancy: Sequence[RoomOccupancy],

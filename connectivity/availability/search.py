@@ -24,8 +24,15 @@ def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
 
     def reference(some: list[str]) -> list[dict]:
         with db.connection() as conn:
-            return queries().availability.search_hotels(conn, **search_parameters(
+            rows = queries().availability.search_hotels(conn, **search_parameters(
                 caller.partner_id, caller.environment, some, request, now))
+        for row in rows:
+            # numeric from SQL keeps the exponent of its sum; the currency's, as the model's
+            # amounts (grid.to_money) already have it.
+            if row["lowest_total_amount"] is not None:
+                row["lowest_total_amount"] = round_money(row["lowest_total_amount"],
+                                                         row["currency"])
+        return rows
     rows = (reference(codes) if model is None else
             model.search_rows(caller.partner_id, caller.environment, codes, request, now,
                               reference))
@@ -80,7 +87,6 @@ def _hotel(row: dict) -> dict:
     return {
         "hotel_code": row["hotel_code"],
         "available": lowest is not None,
-        # numeric from SQL keeps the exponent of its sum; normalise to the currency's.
-        "lowest_total_amount": None if lowest is None else round_money(lowest, row["currency"]),
+        "lowest_total_amount": lowest,
         "currency": row["currency"],
     }

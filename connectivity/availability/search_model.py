@@ -38,7 +38,7 @@ from connectivity.availability.feed_cursor import Position
 from connectivity.logtail.tail import horizons_and_next
 from connectivity.availability.grid import (
     INEXACT, NONE, SCALE_DIGITS, Arenas, Conversion, Mapping, Offer, PropertyGrid, cheapest,
-    pack_restrictions, to_money)
+    lookup, pack_restrictions, to_money)
 from connectivity.availability.stay import property_today
 from connectivity.pricing import OccupancyError, normalise_occupancy
 from connectivity.pricing.money import CurrencyNotSupported as NoFxRate
@@ -546,19 +546,14 @@ def _fill(rp_text: str, rt_text: str, offers, room_type_ids, money, plan_flags, 
     exact = not (rp[:, 3:7] == INEXACT).any()
     if len(rp) and offers:
         keys = np.array([o.room_type_id << 32 | o.rate_plan_id for o in offers], np.int64)
-        order = np.argsort(keys)
-        row_keys = rp[:, 0] << 32 | rp[:, 1]
-        at = np.searchsorted(keys, row_keys, sorter=order).clip(0, len(keys) - 1)
-        hit = keys[order[at]] == row_keys  # days of a pair no plan sells are not offers
-        rows, day = order[at[hit]], rp[hit, 2]
+        rows, hit = lookup(keys, rp[:, 0] << 32 | rp[:, 1])  # a pair no plan sells: no offer
+        day = rp[hit, 2]
         money[rows, day] = rp[hit, 3:7]
         plan_flags[rows, day] = pack_restrictions(*rp[hit, 7:12].T)
     if len(rt) and room_type_ids:
-        ids = np.array(room_type_ids, np.int64)
-        at = np.searchsorted(ids, rt[:, 0]).clip(0, len(ids) - 1)
-        hit = ids[at] == rt[:, 0]
-        available[at[hit], rt[hit, 1]] = rt[hit, 2]
-        room_flags[at[hit], rt[hit, 1]] = pack_restrictions(*rt[hit, 3:8].T)
+        at, hit = lookup(np.array(room_type_ids, np.int64), rt[:, 0])
+        available[at, rt[hit, 1]] = rt[hit, 2]
+        room_flags[at, rt[hit, 1]] = pack_restrictions(*rt[hit, 3:8].T)
     return bool(exact)
 
 
