@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -280,15 +280,24 @@ def cheapest(grids: Sequence[tuple[PropertyGrid, np.ndarray]], check_in: dt.date
     by_arena: dict[int, list[int]] = {}
     for at, (grid, _) in enumerate(grids):
         by_arena.setdefault(id(grid.arena), []).append(at)
-    if len(by_arena) == 1:
-        return _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions)
     out: list[int | None] = [None] * len(grids)
     for positions in by_arena.values():
-        found = _cheapest_in([grids[p] for p in positions], check_in, check_out, occupancy,
-                             nationality, [conversions[p] for p in positions])
+        some = [grids[p] for p in positions]
+        found = cheapest_in_arena(some, columns_of(some), check_in, check_out, occupancy,
+                                  nationality, [conversions[p] for p in positions])
         for p, best in zip(positions, found):
             out[p] = best
     return out
+
+
+def columns_of(grids: Sequence[tuple[PropertyGrid, np.ndarray]]) -> np.ndarray:
+    """The arena rows of each (grid, offer rows) and of their room types, one grid after the
+    other: a [2, offers] array."""
+    if not grids:
+        return np.zeros((2, 0), np.int64)
+    return np.concatenate([np.stack([local + grid.offer_row,
+                                     grid.offer_room_type.take(local) + grid.room_row])
+                           for grid, local in grids], axis=1).astype(np.int64, copy=False)
 
 
 def _days(index: np.ndarray, rows: np.ndarray, first, width: int) -> np.ndarray:
@@ -299,24 +308,41 @@ def _days(index: np.ndarray, rows: np.ndarray, first, width: int) -> np.ndarray:
     return index[first[None, :] + np.arange(width)[:, None], rows[None, :]]
 
 
-def _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions):
+def _stay_limits_admit(arrival: np.ndarray, n: int) -> np.ndarray:
+    """One level's min and max stay (read on the arrival day; 0: not set) admit n nights.
+    The effective limits are each level's, the stricter kept (pricing.restrictions.
+    effective): both levels admitting is the same as the stricter one admitting."""
+    most = (arrival >> MAX_SHIFT) & STAY_BITS
+    return (((arrival >> MIN_SHIFT) & STAY_BITS) <= n) & ((most == 0) | (most >= n))
+
+
+def cheapest_in_arena(grids: Sequence[tuple[PropertyGrid, np.ndarray]], columns: np.ndarray,
+                      check_in: dt.date, check_out: dt.date,
+                      occupancy: Sequence[RoomOccupancy], nationality: str | None,
+                      conversions: Sequence[Conversion | None]) -> list[int | None]:
+    """`cheapest` for grids of one arena, given their `columns_of`.
+
+    Offers are ruled out step by step, each step reading only what the offers still in play
+    need: the party (the offers' fixed limits), then the room type's days (inventory,
+    closed, arrival, departure, stay limits), then the plan's days, and only then the prices
+    of what is left. Closed, CTA and CTD at either level close; each level's stay limits are
+    judged apart (`_stay_limits_admit`)."""
     # Arrays are [night, offer] (one column per offer of every hotel, hotel after hotel):
     # reducing over the nights is then elementwise work over long rows.
     n = (check_out - check_in).days
-    counts = [len(rows) for _, rows in grids]
-    if not sum(counts):
+    counts = [len(local) for _, local in grids]
+    rows, room_rows = columns
+    if not len(rows):
         return [None] * len(grids)
     arena = grids[0][0].arena
-    rows = np.concatenate([rows for _, rows in grids]).astype(np.int64, copy=False)
-    rows += np.repeat([g.offer_row for g, _ in grids], counts)
-    starts = {g.start for g, _ in grids}
-    if len(starts) == 1:  # loaded the same day: one slice of days for all
-        first = (check_in - next(iter(starts))).days
+    start = grids[0][0].start
+    if all(g.start == start for g, _ in grids):  # loaded the same day: one slice of days
+        first = (check_in - start).days
     else:
         first = np.repeat([(check_in - g.start).days for g, _ in grids], counts)
 
-    base_adults, max_adults, max_children, max_occupancy, unit, unruled = (
-        arena.statics.take(rows, axis=1))
+    base_adults, max_adults, max_children, max_occupancy, unruled = (
+        arena.statics[[0, 1, 2, 3, 5]].take(rows, axis=1))
     admits = unruled.astype(bool)
     if nationality is not None:
         at = 0
@@ -331,17 +357,34 @@ def _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions
             & (max(c for _, c, _ in rooms) <= max_children)
             & (max(a + c for a, c, _ in rooms) <= max_occupancy))
 
-    # The stay's nights (and check-out day) as positions in each row's palettes, then values.
-    money, plan, room = arena.money, arena.plan, arena.room
-    priced_at = _days(money.index, rows, first, n) + money.base.take(rows)
-    plan_flags = plan.palette[0].take(_days(plan.index, rows, first, n + 1)
-                                      + plan.base.take(rows))
-    room_rows = arena.room_of.take(rows)
+    # Room types: enough rooms every night (0 when closed), arrival and departure open.
+    room = arena.room
     room_at = _days(room.index, room_rows, first, n + 1) + room.base.take(room_rows)
-    open_rooms = room.palette[2].take(room_at[:n])   # rooms sold each night, 0 when closed
     room_arrival = room.palette[1].take(room_at[0])
-    room_departure = room.palette[1].take(room_at[n])
+    room_open = ((room.palette[2].take(room_at[:n]) >= len(occupancy)).all(0)
+                 & (room_arrival & FLAG_CTA == 0)
+                 & (room.palette[1].take(room_at[n]) & FLAG_CTD == 0)
+                 & _stay_limits_admit(room_arrival, n))
+    live = np.flatnonzero(fits & room_open)
 
+    # Rate plans, for the offers still in play.
+    plan = arena.plan
+    live_rows = rows.take(live)
+    live_first = first if isinstance(first, int) else first.take(live)
+    plan_flags = plan.palette[0].take(_days(plan.index, live_rows, live_first, n + 1)
+                                      + plan.base.take(live_rows))
+    plan_arrival = plan_flags[0]
+    plan_open = ((plan_flags[:n] & FLAG_CLOSED == 0).all(0)
+                 & (plan_arrival & FLAG_CTA == 0) & (plan_flags[n] & FLAG_CTD == 0)
+                 & _stay_limits_admit(plan_arrival, n))
+    live, live_rows = live[plan_open], live_rows[plan_open]
+    if not isinstance(first, int):
+        live_first = live_first[plan_open]
+
+    # Prices, of the offers still in play: a night without a price rules an offer out too.
+    money = arena.money
+    priced_at = _days(money.index, live_rows, live_first, n) + money.base.take(live_rows)
+    live_base_adults = base_adults.take(live)
     rate = money.palette[RATE].take(priced_at)
     amount = priced = None
     single = extra_adult = extra_child = None  # gathered only when a room needs them
@@ -353,7 +396,7 @@ def _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions
         else:
             price = rate
         priced = price >= 0 if priced is None else priced & (price >= 0)
-        extra = np.maximum(adults - base_adults, 0)
+        extra = np.maximum(adults - live_base_adults, 0)
         if extra.any():  # extra adults priced only where some offer has them
             if extra_adult is None:
                 extra_adult = money.palette[EXTRA_ADULT].take(priced_at)
@@ -366,37 +409,30 @@ def _cheapest_in(grids, check_in, check_out, occupancy, nationality, conversions
             price = price + extra_child * children
         price = price * qty if qty != 1 else price
         amount = price if amount is None else amount + price
-    if arena.whole_units.take(rows).all():
+    if arena.whole_units.take(live_rows).all():
         night = amount  # sums of whole minor units: rounding changes nothing
     else:
         # Half-up to the plan's minor units, night by night (amounts are never negative).
+        unit = arena.statics[4].take(live_rows)
         night = (amount + unit // 2) // unit * unit
-
-    # Closed, CTA and CTD at either level close; each level's stay limits are read apart and
-    # the stricter kept (pricing.restrictions.effective).
-    plan_arrival = plan_flags[0]
-    min_stay = np.maximum((plan_arrival >> MIN_SHIFT) & STAY_BITS,
-                          (room_arrival >> MIN_SHIFT) & STAY_BITS)
-    plan_max = (plan_arrival >> MAX_SHIFT) & STAY_BITS
-    room_max = (room_arrival >> MAX_SHIFT) & STAY_BITS
-    max_stay = np.minimum(np.where(plan_max == 0, NO_MAX, plan_max),
-                          np.where(room_max == 0, NO_MAX, room_max))
-    sellable = (fits
-                & (priced & (plan_flags[:n] & FLAG_CLOSED == 0)
-                   & (open_rooms >= len(occupancy))).all(0)
-                & ((plan_arrival | room_arrival) & FLAG_CTA == 0)
-                & ((plan_flags[n] | room_departure) & FLAG_CTD == 0)
-                & (min_stay <= n) & (max_stay >= n))
-    totals = np.where(sellable, night.sum(0), NEVER)
+    sold = priced.all(0)
+    totals = np.full(len(rows), NEVER, np.int64)
+    totals[live[sold]] = night.sum(0)[sold]
     if any(conversions):
-        _convert(totals, night.T, sellable, counts, grids, conversions)
+        nights = np.zeros((len(rows), n), np.int64)
+        nights[live] = night.T
+        sellable = np.zeros(len(rows), bool)
+        sellable[live[sold]] = True
+        _convert(totals, nights, sellable, counts, grids, conversions)
 
     # Each hotel's minimum over its block of offers, in one call.
     sizes = np.array(counts)
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))[sizes > 0]
-    best = iter(np.minimum.reduceat(totals, starts).tolist())
-    return [None if not size else (None if (b := next(best)) == NEVER else b)
-            for size in counts]
+    best = np.minimum.reduceat(totals, starts).tolist()
+    if len(best) < len(counts):  # a grid without offers (then none of it is sellable)
+        best = iter(best)
+        best = [next(best) if size else NEVER for size in counts]
+    return [None if b == NEVER else b for b in best]
 
 
 @dataclass(frozen=True)
@@ -426,6 +462,9 @@ def _convert(totals, night, sellable, counts, grids, conversions) -> None:
         at += count
 
 
+# A search turns up to 200 totals into Decimals; the same prices come back search after search,
+# and a Decimal is immutable, so the ones made lately are kept (a tenth of the cost each).
+@lru_cache(maxsize=1 << 16)
 def to_money(millionths: int, currency: str) -> Decimal:
     """An amount in millionths as the API shows it: the currency's minor units (exact: the
     figure is already a whole number of them)."""

@@ -12,7 +12,7 @@ from connectivity.web.schema import Schema
 from connectivity.mapping.schemas import CancellationPolicySchema
 from connectivity.pricing.sellability import REASONS
 from connectivity.web.fields import (CountryCode, CurrencyCode, Day, Money, PageCursor,
-                                     PageLimit, PartnerCode)
+                                     PageLimit, PartnerCode, PartnerCodes)
 from connectivity.web.validators import ADULTS, BOARD_TYPES, CHILD_AGE, CHILDREN, ROOMS
 from connectivity.availability.changes import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 
@@ -89,16 +89,16 @@ class StaySchema(Schema):
 
 
 class SearchRequestSchema(StaySchema):
-    hotel_codes = fields.List(PartnerCode(), required=True,
+    hotel_codes = PartnerCodes(required=True,
                               validate=validate.Length(1, 200),
                               metadata={"description": "the partner's hotel codes, 1-200"})
 
 
 class RatesRequestSchema(StaySchema):
     hotel_code = PartnerCode(required=True)
-    room_type_codes = fields.List(PartnerCode(), validate=validate.Length(max=100),
+    room_type_codes = PartnerCodes(validate=validate.Length(max=100),
                                   metadata={"description": "narrows the answer to these codes"})
-    rate_plan_codes = fields.List(PartnerCode(), validate=validate.Length(max=100),
+    rate_plan_codes = PartnerCodes(validate=validate.Length(max=100),
                                   metadata={"description": "narrows the answer to these codes"})
 
 

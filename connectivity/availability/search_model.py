@@ -38,7 +38,7 @@ from connectivity.availability.feed_cursor import Position
 from connectivity.logtail.tail import horizons_and_next
 from connectivity.availability.grid import (
     INEXACT, NONE, SCALE_DIGITS, Arenas, Conversion, Mapping, Offer, PropertyGrid, cheapest,
-    lookup, pack_restrictions, to_money)
+    cheapest_in_arena, columns_of, lookup, pack_restrictions, to_money)
 from connectivity.availability.stay import property_today
 from connectivity.pricing import OccupancyError, normalise_occupancy
 from connectivity.pricing.money import CurrencyNotSupported as NoFxRate
@@ -75,6 +75,37 @@ REFRESHED = Gauge("pcs_search_model_refreshed_timestamp_seconds", "When the sear
                   registry=REGISTRY, multiprocess_mode="liveall")
 
 Rows = list[dict]
+
+
+class Held:
+    """A partner's code for a held hotel, and what every search of it reads, worked out once
+    when the grid is held (or moved), not on each of the hotel's searches. Flat: a search
+    reads these for up to 200 hotels, and one object each is what keeps that cheap (each
+    object more is one more likely cache miss per hotel)."""
+
+    __slots__ = ("grid", "mapping", "code", "active", "exact", "start", "window_end",
+                 "timezone", "currency", "max_child_age", "arena", "offers", "columns",
+                 "sole_currency", "native")
+
+    def __init__(self, grid: PropertyGrid, mapping: Mapping):
+        self.grid, self.mapping = grid, mapping
+        self.code, self.active, self.exact = mapping.hotel_code, mapping.active, grid.exact
+        self.start, self.window_end = grid.start, grid.window_end
+        self.timezone, self.currency = grid.timezone, grid.currency
+        self.max_child_age, self.arena = grid.max_child_age, grid.arena
+        self.offers = (grid, mapping.rows)  # as grid.cheapest takes them
+        self.columns = columns_of([(grid, mapping.rows)])  # where its mapped offers lie
+        # The currency of every mapped plan when they share one ("" when none is mapped):
+        # an answer in it converts nothing.
+        currencies = mapping.currencies
+        self.sole_currency = ("" if not currencies else
+                              next(iter(currencies)) if len(currencies) == 1 else None)
+        self.native = self.converts_nothing_into(grid.currency)  # answered in its own
+
+    def converts_nothing_into(self, currency: str) -> bool:
+        return self.sole_currency == "" or self.sole_currency == currency
+
+
 UNCONVERTIBLE = Conversion("", {})  # a hotel with a mapped plan no FX rate converts
 Reference = Callable[[list[str]], Rows]
 
@@ -87,7 +118,8 @@ class SearchModel:
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
         self._arenas = Arenas(window_days)
-        self._codes: dict[tuple[int, str, str], tuple[int, Mapping]] = {}
+        # (partner, environment) -> code -> Held: what a search looks its codes up in.
+        self._codes: dict[tuple[int, str], dict[str, Held]] = {}
         self._positions: dict[int, Position] | None = None
         # Changes applied while above their origin's horizon: (origin, id) -> xid.
         self._ahead: dict[tuple[int, int], int] = {}
@@ -112,32 +144,29 @@ class SearchModel:
         `reference` (the statement, for the codes given) for the rest."""
         self.refresh()
         if not self._background:
-            self._want(partner_id, environment,
-                       [c for c in codes if (partner_id, environment, c) not in self._codes])
+            held_of = self._codes.get((partner_id, environment), {})
+            self._want(partner_id, environment, [c for c in codes if c not in held_of])
             self.load_wanted()
         check_in, check_out = request["check_in"], request["check_out"]
         target = request.get("currency")
-        fast: list[tuple[str, PropertyGrid, Mapping]] = []
+        fast: list[Held] = []
         rest: list[str] = []
         found: dict[str, dict] = {}
-        grids, index = self._grids, self._codes
+        held_of = self._codes.get((partner_id, environment), {})
         for code in codes:
-            held = index.get((partner_id, environment, code))
-            grid = held and grids.get(held[0])
-            if grid is None:
+            held = held_of.get(code)
+            if held is None:
                 rest.append(code)
                 continue
-            mapping = held[1]
-            if not mapping.active:
+            if not held.active:
                 continue  # a paused hotel is not sold: unknown, as search.sql answers
-            if not grid.exact or not grid.covers(check_in, check_out):
-                rest.append(code)
+            if not held.exact or not (held.start <= check_in and check_out < held.window_end):
+                rest.append(code)  # (grid.covers, written out: once per hotel searched)
                 continue
-            fast.append((code, grid, mapping))
+            fast.append(held)
         if rest:
             if self._background:
-                self._want(partner_id, environment,
-                           [c for c in rest if (partner_id, environment, c) not in index])
+                self._want(partner_id, environment, [c for c in rest if c not in held_of])
             for row in reference(rest):
                 found[row["hotel_code"]] = row
         HOTELS.labels("reference").inc(len(rest))
@@ -147,14 +176,18 @@ class SearchModel:
                 found[row["hotel_code"]] = row
         return [found[c] for c in codes if c in found]
 
-    def _conversions(self, fast, target) -> list[Conversion | None]:
+    def _conversions(self, fast: list[Held], target) -> list[Conversion | None]:
         """Per hotel, None when its mapped plans are all in the answer's currency, else the
         multipliers: read now (FX rates are never kept), as search.sql reads them."""
+        if all(held.native for held in fast) if target is None else all(
+                held.sole_currency == target or held.sole_currency == "" for held in fast):
+            return [None] * len(fast)  # (nearly always: a search converts nothing)
         tables: dict[str, FxTable] = {}
         out = []
-        for _, grid, mapping in fast:
-            currency = target or grid.currency
-            if mapping.currencies <= {currency}:
+        for held in fast:
+            mapping = held.mapping
+            currency = target or held.currency
+            if held.converts_nothing_into(currency):
                 out.append(None)
                 continue
             if currency not in tables:
@@ -192,40 +225,54 @@ class SearchModel:
         with self._lock:
             return self._evaluate_once(fast, request, now, target)
 
-    def _evaluate_once(self, fast, request, now, target) -> Rows:
+    def _evaluate_once(self, fast: list[Held], request, now, target) -> Rows:
         check_in, check_out = request["check_in"], request["check_out"]
         # Hotels whose child age turns the request into the same rooms are evaluated together.
         parties: dict[int, tuple] = {}
-        groups: dict[tuple, list] = {}
-        for item in fast:
-            age = item[1].max_child_age
-            if age not in parties:
-                try:
-                    parties[age] = tuple(normalise_occupancy(request["occupancy"],
-                                                             request["rooms"], age))
-                except OccupancyError as exc:  # the schema checks the same; never a 500
-                    raise ValidationFailed(exc.fields) from None
-            groups.setdefault(parties[age], []).append(item)
-        today: dict[str, dt.date] = {}
+        for age in {held.max_child_age for held in fast}:
+            try:
+                parties[age] = tuple(normalise_occupancy(request["occupancy"], request["rooms"],
+                                                         age))
+            except OccupancyError as exc:  # the schema checks the same; never a 500
+                raise ValidationFailed(exc.fields) from None
+        if len(set(parties.values())) == 1:
+            groups = {next(iter(parties.values())): fast}
+        else:
+            groups = {}
+            for held in fast:
+                groups.setdefault(parties[held.max_child_age], []).append(held)
+        today: dict[str, bool] = {}  # timezone -> check-in already past there
         rows = []
         for occupancy, items in groups.items():
             conversions = self._conversions(items, target)
             # An unconvertible hotel makes search.py refuse the search: its total is not used.
-            lowest = cheapest([(g, m.rows) for _, g, m in items], check_in, check_out,
-                              occupancy, request.get("nationality"),
-                              [None if c is UNCONVERTIBLE else c for c in conversions])
-            for (code, grid, _), best, conversion in zip(items, lowest, conversions):
-                currency = target or grid.currency
+            lowest = self._cheapest(items, check_in, check_out, occupancy,
+                                    request.get("nationality"),
+                                    [None if c is UNCONVERTIBLE else c for c in conversions])
+            for held, best, conversion in zip(items, lowest, conversions):
+                currency, timezone = target or held.currency, held.timezone
                 if conversion is UNCONVERTIBLE:
                     best = None
-                if grid.timezone not in today:
-                    today[grid.timezone] = property_today(grid.timezone, now)
+                past = today.get(timezone)
+                if past is None:
+                    past = today[timezone] = check_in < property_today(timezone, now)
                 rows.append({
-                    "hotel_code": code, "currency": currency, "timezone": grid.timezone,
-                    "check_in_past": check_in < today[grid.timezone],
+                    "hotel_code": held.code, "currency": currency,
+                    "timezone": timezone, "check_in_past": past,
                     "currency_unsupported": conversion is UNCONVERTIBLE,
                     "lowest_total_amount": None if best is None else to_money(best, currency)})
         return rows
+
+    @staticmethod
+    def _cheapest(items: list[Held], check_in, check_out, occupancy, nationality,
+                  conversions) -> list[int | None]:
+        """grid.cheapest, from the arena rows each Held keeps when all lie in one arena."""
+        grids = [held.offers for held in items]
+        arena = items[0].arena
+        if any(held.arena is not arena for held in items):
+            return cheapest(grids, check_in, check_out, occupancy, nationality, conversions)
+        return cheapest_in_arena(grids, np.concatenate([held.columns for held in items], axis=1),
+                                 check_in, check_out, occupancy, nationality, conversions)
 
     # --- keeping current ------------------------------------------------------------------
 
@@ -492,9 +539,17 @@ class SearchModel:
         """Hold the grid (a new one, or the same property moved to another slot)."""
         self._unindex(grid.property_id)
         self._grids[grid.property_id] = grid
-        for m in grid.mappings:
-            self._codes[(m.partner_id, m.environment, m.hotel_code)] = (grid.property_id, m)
+        self._index(grid)
         self._gauges()
+
+    def _index(self, grid: PropertyGrid, moved_from: PropertyGrid | None = None) -> None:
+        """Its codes to the grid; of a grid moved by compaction, only the codes that still
+        named it (a code remapped to another hotel since stays with that one)."""
+        for m in grid.mappings:
+            held_of = self._codes.setdefault((m.partner_id, m.environment), {})
+            if moved_from is None or getattr(held_of.get(m.hotel_code), "grid", None) is \
+                    moved_from:
+                held_of[m.hotel_code] = Held(grid, m)
 
     def _drop(self, pid: int) -> None:
         old = self._unindex(pid)
@@ -506,9 +561,10 @@ class SearchModel:
         old = self._grids.pop(pid, None)
         if old is not None:
             for m in old.mappings:
-                key = (m.partner_id, m.environment, m.hotel_code)
-                if self._codes.get(key, (None,))[0] == pid:
-                    del self._codes[key]
+                held_of = self._codes.get((m.partner_id, m.environment), {})
+                held = held_of.get(m.hotel_code)
+                if held is not None and held.grid.property_id == pid:
+                    del held_of[m.hotel_code]
         return old
 
     def _compact(self) -> None:
@@ -520,6 +576,7 @@ class SearchModel:
         for old, new in zip(grids, self._arenas.compacted(grids)):
             if new is not old:
                 self._grids[new.property_id] = new
+                self._index(new, moved_from=old)  # its codes' arena rows moved with it
 
     def _drop_all(self) -> None:
         self._grids, self._codes = {}, {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from decimal import Decimal
+from functools import lru_cache
 
 from marshmallow import ValidationError, fields, validate
 
@@ -44,6 +45,10 @@ class Money(fields.Field):
         return None if value is None else money_number(value)
 
 
+# Search writes up to 200 amounts an answer, mostly ones written lately (the same prices found
+# again): their numbers are kept. `typed`: the integer 150 is equal to Decimal(150), and must
+# still be refused.
+@lru_cache(maxsize=1 << 16, typed=True)
 def money_number(value: Decimal) -> int | float:
     """A rounded amount as the JSON number Money writes."""
     if not isinstance(value, Decimal):
@@ -149,6 +154,24 @@ def PartnerCode(**kwargs) -> fields.String:
     return fields.String(validate=validators.partner_code, **_described(
         {"pattern": validators.PARTNER_CODE_PATTERN, "minLength": 1,
          "maxLength": validators.PARTNER_CODE_MAX_LENGTH}, kwargs))
+
+
+class PartnerCodes(fields.List):
+    """A JSON list of partner codes (PartnerCode each): a search's 200 hotel codes.
+
+    The same rule and messages as `fields.List(PartnerCode())`, which calls a field and its
+    validator per item: a third of a millisecond per 200-code search, about a tenth of what the
+    search costs. A list whose items are all valid codes is taken in one pass; any other goes
+    through the list's own per-item path, which names each bad item as before."""
+
+    def __init__(self, **kwargs):
+        super().__init__(PartnerCode(), **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> list[str]:
+        valid = validators.PARTNER_CODE_RE.match
+        if type(value) is list and all(type(code) is str and valid(code) for code in value):
+            return list(value)
+        return super()._deserialize(value, attr, data, **kwargs)
 
 
 def Reference(**kwargs) -> fields.String:

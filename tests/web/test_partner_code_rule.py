@@ -42,3 +42,30 @@ def test_what_the_api_accepts_the_database_stores(services):
 def test_the_description_and_the_path_say_the_same_rule():
     assert PARTNER_CODE_PATTERN == "^" + PARTNER_CODE_RE.pattern[1:-2] + "$"
     assert HotelCodeConverter.pattern == PARTNER_CODE_PATTERN
+
+
+def test_a_list_of_codes_loads_as_the_per_item_list_does():
+    """PartnerCodes takes a valid list in one pass: what it loads, and every message it gives
+    for a bad list, must be those of fields.List(PartnerCode()), item by item."""
+    from marshmallow import ValidationError, fields
+
+    from connectivity.web.fields import PartnerCode, PartnerCodes
+    from connectivity.web.schema import Schema
+
+    class OnePass(Schema):
+        codes = PartnerCodes()
+
+    class PerItem(Schema):
+        codes = fields.List(PartnerCode())
+
+    def outcome(schema, value):
+        try:
+            return "loaded", schema.load({"codes": value})
+        except ValidationError as exc:
+            return "refused", exc.messages
+
+    bad_ones = [None, 7, "ACME-LIS", {"a": 1}, True, 3.5, ["ok", 5], ["ok", None]]
+    for value in [SAMPLES, [s for s in SAMPLES if PARTNER_CODE_RE.match(s)], [], ["a", "a"],
+                  *bad_ones, *[[s] for s in SAMPLES]]:
+        assert outcome(OnePass(), value) == outcome(PerItem(), value), repr(value)
+    assert outcome(OnePass(), ["ACME-LIS", "x/y"])[0] == "refused"
