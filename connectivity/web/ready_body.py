@@ -39,12 +39,19 @@ def _json_value(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} has no JSON form in a ready body")
 
 
-def ready_response(payload: dict) -> Response:
+def ready_response(payload: dict, *, dates_only: bool = False) -> Response:
     """The success envelope around `payload`; flask-smorest passes a Response through as is.
     Written compact and in the payload's key order, as the app's other JSON answers are
-    (`app.json.sort_keys` is off)."""
-    body = orjson.dumps(success_body(payload), default=_json_value,
-                        option=orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_APPEND_NEWLINE)
+    (`app.json.sort_keys` is off).
+
+    `dates_only`: the payload holds dates but no datetime (rates: a date a night). orjson then
+    writes the dates itself, as `isoformat()` does (a date has no other form); a datetime it
+    would write otherwise than `isoformat()` when its UTC offset has seconds, so payloads
+    that may hold one pass them to `_json_value`."""
+    options = orjson.OPT_APPEND_NEWLINE
+    if not dates_only:
+        options |= orjson.OPT_PASSTHROUGH_DATETIME
+    body = orjson.dumps(success_body(payload), default=_json_value, option=options)
     return Response(body, mimetype="application/json")
 
 
