@@ -292,12 +292,13 @@ def cheapest(grids: Sequence[tuple[PropertyGrid, np.ndarray]], check_in: dt.date
 
 def columns_of(grids: Sequence[tuple[PropertyGrid, np.ndarray]]) -> np.ndarray:
     """The arena rows of each (grid, offer rows) and of their room types, one grid after the
-    other: a [2, offers] array."""
+    other: a [2, offers] array. int32: the read model keeps one per partner's mapping (a
+    hotel has as many as the channels that sell it), and arena rows stay far below 2^31."""
     if not grids:
-        return np.zeros((2, 0), np.int64)
+        return np.zeros((2, 0), np.int32)
     return np.concatenate([np.stack([local + grid.offer_row,
                                      grid.offer_room_type.take(local) + grid.room_row])
-                           for grid, local in grids], axis=1).astype(np.int64, copy=False)
+                           for grid, local in grids], axis=1).astype(np.int32)
 
 
 def _days(index: np.ndarray, rows: np.ndarray, first, width: int) -> np.ndarray:
