@@ -37,7 +37,6 @@ INEXACT = -2       # a stored value the integer layout cannot hold exactly (the 
 MAX_AMOUNT = 10**9  # per room and night, in the plan's currency: bounds every sum below 2^63
 FLAG_CLOSED, FLAG_CTA, FLAG_CTD = 1, 2, 4
 MIN_SHIFT, MAX_SHIFT, STAY_BITS = 3, 12, 511
-NO_MAX = 10**4
 NEVER = np.iinfo(np.int64).max
 RATE, SINGLE, EXTRA_ADULT, EXTRA_CHILD = range(4)
 
@@ -342,8 +341,8 @@ def cheapest_in_arena(grids: Sequence[tuple[PropertyGrid, np.ndarray]], columns:
     else:
         first = np.repeat([(check_in - g.start).days for g, _ in grids], counts)
 
-    base_adults, max_adults, max_children, max_occupancy, unruled = (
-        arena.statics[[0, 1, 2, 3, 5]].take(rows, axis=1))
+    base_adults, max_adults, max_children, max_occupancy, _, unruled = (
+        arena.statics.take(rows, axis=1))
     admits = unruled.astype(bool)
     if nationality is not None:
         at = 0

@@ -179,9 +179,12 @@ class SearchModel:
     def _conversions(self, fast: list[Held], target) -> list[Conversion | None]:
         """Per hotel, None when its mapped plans are all in the answer's currency, else the
         multipliers: read now (FX rates are never kept), as search.sql reads them."""
-        if all(held.native for held in fast) if target is None else all(
-                held.sole_currency == target or held.sole_currency == "" for held in fast):
-            return [None] * len(fast)  # (nearly always: a search converts nothing)
+        if target is None:
+            converts_nothing = all(held.native for held in fast)
+        else:
+            converts_nothing = all(held.converts_nothing_into(target) for held in fast)
+        if converts_nothing:  # nearly always
+            return [None] * len(fast)
         tables: dict[str, FxTable] = {}
         out = []
         for held in fast:
@@ -547,9 +550,11 @@ class SearchModel:
         named it (a code remapped to another hotel since stays with that one)."""
         for m in grid.mappings:
             held_of = self._codes.setdefault((m.partner_id, m.environment), {})
-            if moved_from is None or getattr(held_of.get(m.hotel_code), "grid", None) is \
-                    moved_from:
-                held_of[m.hotel_code] = Held(grid, m)
+            if moved_from is not None:
+                held = held_of.get(m.hotel_code)
+                if held is None or held.grid is not moved_from:
+                    continue
+            held_of[m.hotel_code] = Held(grid, m)
 
     def _drop(self, pid: int) -> None:
         old = self._unindex(pid)
