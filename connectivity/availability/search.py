@@ -37,7 +37,10 @@ def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
             model.search_rows(caller.partner_id, caller.environment, codes, request, now,
                               reference))
     found = {row["hotel_code"]: row for row in rows}
-    unanswered = [code for code in codes if code not in found]
+    if model is None:  # the statement's rows in the codes' order, as the model gives them
+        rows = [found[code] for code in codes if code in found]
+    # (The codes are distinct, and every row answers one: all answered when as many.)
+    unanswered = [code for code in codes if code not in found] if len(found) < len(codes) else []
     paused = set()
     if unanswered:
         with db.connection() as conn:
@@ -46,7 +49,7 @@ def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
                 hotel_codes=unanswered)}
     _refuse_what_cannot_be_answered(request, found, now)
     return {
-        "hotels": [_hotel(found[code]) for code in codes if code in found],
+        "hotels": [_hotel(row) for row in rows],
         "unknown_hotel_codes": [code for code in unanswered if code not in paused],
         "paused_hotel_codes": [code for code in unanswered if code in paused],
     }
@@ -64,6 +67,8 @@ def search_parameters(partner_id: int, environment: str, codes: list[str], reque
 
 
 def _refuse_what_cannot_be_answered(request: dict, found: dict[str, dict], now) -> None:
+    if not any(row["check_in_past"] or row["currency_unsupported"] for row in found.values()):
+        return  # (one pass over the rows, in the common case)
     past = sorted(code for code, row in found.items() if row["check_in_past"])
     if past:
         raise ValidationFailed({"check_in": [

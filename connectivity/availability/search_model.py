@@ -140,8 +140,8 @@ class SearchModel:
 
     def search_rows(self, partner_id: int, environment: str, codes: list[str], request: dict,
                     now: dt.datetime, reference: Reference) -> Rows:
-        """search.sql's rows for `codes`: from the model where it holds the hotel exactly, from
-        `reference` (the statement, for the codes given) for the rest."""
+        """search.sql's rows for `codes`, in their order: from the model where it holds the
+        hotel exactly, from `reference` (the statement, for the codes given) for the rest."""
         self.refresh()
         if not self._background:
             held_of = self._codes.get((partner_id, environment), {})
@@ -172,7 +172,10 @@ class SearchModel:
         HOTELS.labels("reference").inc(len(rest))
         HOTELS.labels("model").inc(len(fast))
         if fast:
-            for row in self._evaluate(fast, request, now, target):
+            evaluated = self._evaluate(fast, request, now, target)
+            if not found:
+                return evaluated  # `fast` is in the codes' order: so are its rows
+            for row in evaluated:
                 found[row["hotel_code"]] = row
         return [found[c] for c in codes if c in found]
 
@@ -229,6 +232,7 @@ class SearchModel:
             return self._evaluate_once(fast, request, now, target)
 
     def _evaluate_once(self, fast: list[Held], request, now, target) -> Rows:
+        """The rows of `fast`, in its order."""
         check_in, check_out = request["check_in"], request["check_out"]
         # Hotels whose child age turns the request into the same rooms are evaluated together.
         parties: dict[int, tuple] = {}
@@ -264,6 +268,9 @@ class SearchModel:
                     "timezone": timezone, "check_in_past": past,
                     "currency_unsupported": conversion is UNCONVERTIBLE,
                     "lowest_total_amount": None if best is None else to_money(best, currency)})
+        if len(groups) > 1:  # back to the order of `fast`
+            order = {held.code: at for at, held in enumerate(fast)}
+            rows.sort(key=lambda row: order[row["hotel_code"]])
         return rows
 
     @staticmethod
