@@ -89,17 +89,16 @@ class StaySchema(Schema):
 
 
 class SearchRequestSchema(StaySchema):
-    hotel_codes = PartnerCodes(required=True,
-                              validate=validate.Length(1, 200),
-                              metadata={"description": "the partner's hotel codes, 1-200"})
+    hotel_codes = PartnerCodes(required=True, validate=validate.Length(1, 200),
+                               metadata={"description": "the partner's hotel codes, 1-200"})
 
 
 class RatesRequestSchema(StaySchema):
     hotel_code = PartnerCode(required=True)
-    room_type_codes = PartnerCodes(validate=validate.Length(max=100),
-                                  metadata={"description": "narrows the answer to these codes"})
-    rate_plan_codes = PartnerCodes(validate=validate.Length(max=100),
-                                  metadata={"description": "narrows the answer to these codes"})
+    room_type_codes = PartnerCodes(validate=validate.Length(max=100), metadata={
+        "description": "narrows the answer to these codes"})
+    rate_plan_codes = PartnerCodes(validate=validate.Length(max=100), metadata={
+        "description": "narrows the answer to these codes"})
 
 
 class SearchHotelSchema(Schema):
