@@ -138,9 +138,6 @@ class PropertyGrid:
                 self.arena.plan.values(self.offer_row, offers)[:, :, 0],
                 room[:, :, 1], room[:, :, 0])
 
-    def covers(self, check_in: dt.date, check_out: dt.date) -> bool:
-        """Whether the stay and its check-out day lie inside the grid's days."""
-        return self.start <= check_in and check_out < self.window_end
 
 
 def _room(available, room_flags) -> np.ndarray:

@@ -105,6 +105,10 @@ class Held:
     def converts_nothing_into(self, currency: str) -> bool:
         return self.sole_currency == "" or self.sole_currency == currency
 
+    def covers(self, check_in: dt.date, check_out: dt.date) -> bool:
+        """Whether the stay and its check-out day lie inside the grid's days."""
+        return self.start <= check_in and check_out < self.window_end
+
 
 UNCONVERTIBLE = Conversion("", {})  # a hotel with a mapped plan no FX rate converts
 Reference = Callable[[list[str]], Rows]
@@ -160,8 +164,8 @@ class SearchModel:
                 continue
             if not held.active:
                 continue  # a paused hotel is not sold: unknown, as search.sql answers
-            if not held.exact or not (held.start <= check_in and check_out < held.window_end):
-                rest.append(code)  # (grid.covers, written out: once per hotel searched)
+            if not held.exact or not held.covers(check_in, check_out):
+                rest.append(code)
                 continue
             fast.append(held)
         if rest:
