@@ -1,7 +1,8 @@
-"""Rates' fast path (availability.rates.FAST_PATH: availability.rates_grid) and its
-per-request restriction memo (MEMO_RESTRICTIONS) against the reference path (every offer through
-evaluate_offer, every night combined as quote and booking do), in one process on the bench
-data set: the same requests as the bench's `rates` scenario (one hotel x 14 nights) answered
+"""Rates' fast path (availability.rates.FAST_PATH: availability.rates_grid), from the day
+tables and from search's read model (as the server answers when the model holds the hotel), and
+the per-request restriction memo (MEMO_RESTRICTIONS) against the reference path (every offer
+through evaluate_offer, every night combined as quote and booking do), in one process on the
+bench data set: the same requests as the bench's `rates` scenario (one hotel x 14 nights) answered
 each way, interleaved round by round; prints each way's answers digest (equal when the faster
 ways are exact) and its CPU per request in this process (the rates use case alone, its reads
 included: no Flask, no JSON) and in its PostgreSQL backend (read from /proc: a local server):
@@ -19,13 +20,16 @@ import time
 from datetime import UTC, date, datetime, timedelta
 
 from connectivity.availability import rates as rates_module
+from connectivity.availability.search_model import SearchModel
 
 from .discovery import RATES_NIGHTS
 from .search_digest import _Reads, bench_partner
 
 ROUNDS = 5
-# reference: FAST_PATH and MEMO_RESTRICTIONS off; memo: the memo alone; fast: the fast path.
-WAYS = ("reference", "memo", "fast")
+# reference: FAST_PATH and MEMO_RESTRICTIONS off; memo: the memo alone; fast: the fast path
+# from the day tables; model: the fast path from the read model (caught up at most every
+# SEARCH_MODEL_REFRESH_SECONDS' default, as the server).
+WAYS = ("reference", "memo", "fast", "model")
 
 
 def main() -> None:
@@ -39,20 +43,27 @@ def main() -> None:
                 "check_out": check_in + timedelta(days=RATES_NIGHTS), "rooms": 1,
                 "occupancy": [{"adults": 2}]}
 
+    model = SearchModel(reads, background=False, refresh_seconds=0.25)
+    began = time.perf_counter()
+    for i in range(requests):  # the hotels asked for, loaded before anything is measured
+        asked = request(i)
+        model.selling(caller.partner_id, caller.environment, asked["hotel_code"],
+                      asked["check_in"], asked["check_out"])
+    print(f"model loaded {model.held()} hotels in {time.perf_counter() - began:.1f} s")
     answers = {way: [] for way in WAYS}
     cpu = {way: 0.0 for way in WAYS}
     server = {way: 0.0 for way in WAYS}
     backend = reads.conn.info.backend_pid
     for way in answers:  # warm-up: prepared statements, caches
         _use(way)
-        rates_module.rates(reads, caller, request(0), datetime.now(UTC))
+        rates_module.rates(reads, caller, request(0), datetime.now(UTC), model)
     for round_ in range(ROUNDS):
         for way, texts in answers.items():
             _use(way)
             kept = []
             began, began_server = time.process_time(), _cpu_seconds(backend)
             for i in range(requests):
-                answer = rates_module.rates(reads, caller, request(i), datetime.now(UTC))
+                answer = rates_module.rates(reads, caller, request(i), datetime.now(UTC), model)
                 if round_ == 0:
                     kept.append(answer)  # written below, outside the measured time
             cpu[way] += time.process_time() - began
@@ -64,7 +75,7 @@ def main() -> None:
               f"{cpu[way] * 1000 / (requests * ROUNDS):.2f} ms, postgres "
               f"{server[way] * 1000 / (requests * ROUNDS):.2f} ms  "
               f"({ROUNDS} rounds of {requests} requests, 1 hotel x {RATES_NIGHTS} nights)")
-    _use("fast")
+    _use("model")
     failed = False
     for way in WAYS[1:]:
         differing = [i for i, (a, b) in enumerate(zip(answers[way], answers["reference"]))
@@ -88,7 +99,8 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _use(way: str) -> None:
-    rates_module.FAST_PATH = way == "fast"
+    rates_module.FAST_PATH = way in ("fast", "model")
+    rates_module.FROM_MODEL = way == "model"
     rates_module.MEMO_RESTRICTIONS = way != "reference"
 
 

@@ -1,10 +1,12 @@
-"""`search-freshness`: how long a committed change takes to show in POST /availability/search,
-under a stream of ARI writes (docs/benchmarks.md, "Search"). Each operation searches one hotel
-for one night, closes every room type of it that night (or opens them again, when it did not
-sell), commits, then searches every 10 ms until the answer shows the change: its time is commit
-to shown plus the one search before the commit (an upper bound of commit to shown). Meanwhile
-a thread commits rate changes to random hotels, 50 a second, through the same day-table
-triggers as an ARI apply, so that the model replays a stream of changes while it is measured."""
+"""`search-freshness` and `rates-freshness`: how long a committed change takes to show in POST
+/availability/search and POST /availability/rates (both answered from the read model), under a
+stream of ARI writes (docs/benchmarks.md, "Search"). Each operation reads one hotel for one
+night, closes every room type of it that night (or opens them again, when nothing was
+available), commits, then reads every 10 ms until the answer shows the change: its time is
+commit to shown plus the one read before the commit (an upper bound of commit to shown).
+Meanwhile a thread commits rate changes to random hotels, 50 a second, through the same
+day-table triggers as an ARI apply, so that the model replays a stream of changes while it is
+measured."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import json
 import random
 import threading
 import time
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import date, timedelta
 from urllib.parse import urlsplit
 
 import psycopg
@@ -32,6 +35,34 @@ FAR_DAYS = 200
                  "every 10 ms until shown, under 50 ARI writes a second: commit to shown",
                  server="app", requests=200, concurrency=1, warmup=3)
 def search_freshness(ctx: Context):
+    def request(hotel: str, night: date) -> tuple[str, dict]:
+        return "search", {"hotel_codes": [hotel], **_night(night)}
+
+    def available(data: dict) -> bool:
+        return bool(data["hotels"]) and data["hotels"][0]["available"]
+    return _freshness(ctx, request, available)
+
+
+@direct_scenario("rates-freshness", "a night closed or opened, committed, then its rates read "
+                 "every 10 ms until shown, under 50 ARI writes a second: commit to shown",
+                 server="app", requests=200, concurrency=1, warmup=3)
+def rates_freshness(ctx: Context):
+    def request(hotel: str, night: date) -> tuple[str, dict]:
+        return "rates", {"hotel_code": hotel, **_night(night)}
+
+    def available(data: dict) -> bool:  # any room left that night
+        return any(plan["nights"][0]["available_rooms"] for room in data["room_types"]
+                   for plan in room["rate_plans"])
+    return _freshness(ctx, request, available)
+
+
+def _night(night: date) -> dict:
+    return {"check_in": night.isoformat(),
+            "check_out": (night + timedelta(days=1)).isoformat(), "rooms": 1,
+            "occupancy": [{"adults": 1}]}
+
+
+def _freshness(ctx: Context, request: Callable, shows_available: Callable):
     wait_for_search_model(ctx.base_url, len(ctx.hotel_codes()))
     token = ctx.token("pull", signed=False)
     target = urlsplit(ctx.base_url)
@@ -50,19 +81,17 @@ def search_freshness(ctx: Context):
         def op(i):
             hotel = hotel_of(ctx, i * 13)
             night = ctx.stay_date(FAR_DAYS + abs(i) % 30)
-            body = json.dumps({"hotel_codes": [hotel], "check_in": night.isoformat(),
-                               "check_out": (night + timedelta(days=1)).isoformat(),
-                               "rooms": 1, "occupancy": [{"adults": 1}]})
+            operation, body = request(hotel, night)
+            body = json.dumps(body)
 
             def available() -> bool:
-                conn.request("POST", f"{API}/availability/search", body,
+                conn.request("POST", f"{API}/availability/{operation}", body,
                              {"Authorization": f"Bearer {token}",
                               "Content-Type": "application/json"})
-                data = json.loads(conn.getresponse().read())["data"]
-                return bool(data["hotels"]) and data["hotels"][0]["available"]
+                return shows_available(json.loads(conn.getresponse().read())["data"])
 
             was = available()
-            # Close every room type that night when it sells, open them when it does not.
+            # Close every room type that night when it shows available, else open them.
             db.execute(
                 "UPDATE room_type_days d SET available = %s, closed = false "
                 "FROM partner_properties pp JOIN partners pa ON pa.id = pp.partner_id "

@@ -49,6 +49,15 @@ def pack_restrictions(closed, min_stay, max_stay, cta, ctd):
             | np.asarray(max_stay, np.int32) << MAX_SHIFT)
 
 
+def unpack_restrictions(flags: np.ndarray) -> np.ndarray:
+    """pack_restrictions undone: [..., 5] of closed, min_stay, max_stay, CTA, CTD (0: not
+    set), the columns of rates_grid's limits."""
+    flags = np.asarray(flags, np.int64)
+    return np.stack([flags & FLAG_CLOSED, (flags >> MIN_SHIFT) & STAY_BITS,
+                     (flags >> MAX_SHIFT) & STAY_BITS, (flags & FLAG_CTA) >> 1,
+                     (flags & FLAG_CTD) >> 2], axis=-1)
+
+
 @dataclass(frozen=True)
 class Offer:
     """A (room type, rate plan) the plan sells, with what judging a party needs of it."""
@@ -84,6 +93,9 @@ class Mapping:
     active: bool
     rows: np.ndarray              # indices of the mapped offers
     currencies: frozenset[str] = frozenset()  # of every mapped plan, selling or not
+    # Its offers as POST /availability/rates lists them, in that order: (offer index, the
+    # rates catalogue row as a tuple, search_model.RATE_OFFER_COLUMNS).
+    rate_offers: tuple[tuple[int, tuple], ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -128,6 +140,22 @@ class PropertyGrid:
         per_row = 8 + 4 + 4  # palette base, size, room
         return (index + palettes + offers * (2 * per_row + 8 + 6 * 8 + 1)
                 + rooms * per_row)
+
+    def stay_days(self, local: np.ndarray, first: int, width: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The days first .. first + width - 1 of the offers `local` (indices into `offers`):
+        (money [offer, day, 4], plan flags [offer, day], and of each offer's room type its
+        flags and available rooms [offer, day]), as `dense` holds them."""
+        arena = self.arena
+        offer_rows = np.asarray(local, np.int64) + self.offer_row
+        room_rows = self.offer_room_type.take(local) + self.room_row
+
+        def values(column, rows):  # [k, day, row]
+            return column.palette[:, column.base[rows] + column.index[first:first + width]
+                                  .take(rows, axis=1)]
+        money = values(arena.money, offer_rows).transpose(2, 1, 0)
+        room = values(arena.room, room_rows)
+        return money, values(arena.plan, offer_rows)[0].T, room[1].T, room[0].T
 
     def dense(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(money [offer, day, 4], plan flags [offer, day], room flags and available [room

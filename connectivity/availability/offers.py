@@ -50,11 +50,20 @@ def read_catalogue(conn, caller: Caller, request: dict, now: dt.datetime, *,
     offers = (_offers_sharing_policies(conn, params) if shared_policies
               else q.availability.offers(conn, **params))
     target = request.get("currency") or hotel["currency"]
-    needs_fx = any(o["currency"] != target for o in offers)
-    fx = FxTable.from_rows((r["base"], r["quote"], r["rate"])
-                           for r in q.availability.fx_rates_of(conn, currency=target)
-                           ) if needs_fx else FxTable()
-    return {"hotel": hotel, "offers": offers, "fx": fx}
+    return {"hotel": hotel, "offers": offers,
+            "fx": fx_table(conn, target) if converts(offers, target) else FxTable()}
+
+
+def converts(offers: list[dict], target: str) -> bool:
+    """Whether pricing the offers in `target` needs FX rates (then read: they are never
+    cached)."""
+    return any(o["currency"] != target for o in offers)
+
+
+def fx_table(conn, target: str) -> FxTable:
+    """The FX rates into and out of `target`."""
+    return FxTable.from_rows((r["base"], r["quote"], r["rate"])
+                             for r in queries().availability.fx_rates_of(conn, currency=target))
 
 
 def _offers_sharing_policies(conn, params: dict) -> list[dict]:

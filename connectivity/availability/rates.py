@@ -2,8 +2,10 @@
 and judged by connectivity.pricing through the offer reader in `availability.offers`, which quote
 and booking use too, so the three can never disagree about a stay.
 
-Two paths give the same answers. The fast one (FAST_PATH, availability.rates_grid) reads the
-day rows as two compact values and judges every offer x night at once with numpy; a request
+Two paths give the same answers. The fast one (FAST_PATH, availability.rates_grid) judges every
+offer x night at once with numpy, from the search read model where it holds the hotel
+(search_model.SearchModel.selling: caught up as search is, so as fresh; no statement unless the
+answer converts currencies), else from the day rows read as two compact values; a request
 whose values it cannot hold exactly is answered by the reference path, which reads the rows
 (in the same transaction, so the same snapshot) and prices offer by offer through
 offers.evaluate_offer as quote and booking do."""
@@ -19,8 +21,11 @@ from connectivity.web.errors import ValidationFailed
 from connectivity.pricing import NightPrice, OccupancyError, normalise_occupancy, quote_in_currency
 from connectivity.pricing.stay_nights import stay_nights
 from connectivity.availability import rates_grid
-from connectivity.availability.offers import evaluate_offer, read_catalogue, read_day_rows
-from connectivity.availability.stay import fx_multiplier
+from connectivity.availability.offers import (converts, evaluate_offer, fx_table,
+                                              read_catalogue, read_day_rows)
+from connectivity.availability.search_model import Held, SearchModel
+from connectivity.availability.stay import ensure_check_in_not_past, fx_multiplier
+from connectivity.pricing.money import FxTable
 
 # Combine each distinct pair of restriction rows once per request (offers.evaluate_offer's
 # memo). False prices every night as quote and booking do: the reference the tests hold it to.
@@ -28,10 +33,21 @@ MEMO_RESTRICTIONS = True
 # Price with availability.rates_grid where it holds the request exactly. False: the reference
 # path for every request (the tests and bench.rates_digest compare the two).
 FAST_PATH = True
+# The fast path from the search read model where it holds the hotel. False: from the day tables
+# always (the tests compare the two).
+FROM_MODEL = True
 
 
-def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime) -> dict:
+def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
+          model: SearchModel | None = None) -> dict:
     check_in, check_out = request["check_in"], request["check_out"]
+    if FAST_PATH and FROM_MODEL and model is not None:
+        held = model.selling(caller.partner_id, caller.environment, request["hotel_code"],
+                             check_in, check_out)
+        if held is not None:
+            answer = _from_model(db, model, held, request, now)
+            if answer is not None:
+                return answer
     days = None
     with db.connection() as conn:
         snapshot = read_catalogue(conn, caller, request, now, shared_policies=FAST_PATH)
@@ -52,6 +68,31 @@ def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime) 
                                      fx=snapshot["fx"])
     else:
         priced = reference_prices(snapshot, request, occupancy, stay_dates, target)
+    return _answer(hotel, request, target, offers, priced)
+
+
+def _from_model(db: Reads, model: SearchModel, held: Held, request: dict,
+                now: dt.datetime) -> dict | None:
+    """The answer from the read model's copy of the hotel (the catalogue as offers.sql reads
+    it, the days as the day tables hold them), or None when the integers cannot hold it."""
+    check_in, check_out = request["check_in"], request["check_out"]
+    ensure_check_in_not_past(check_in, held.timezone, held.code, now)
+    hotel = {"hotel_code": held.code, "currency": held.currency,
+             "max_child_age": held.max_child_age}
+    occupancy = _occupancy(request, hotel)
+    offers, local = held.rate_offers(request.get("room_type_codes"),
+                                     request.get("rate_plan_codes"))
+    days = rates_grid.held_days(*model.stay_days(held, local, check_in, check_out))
+    if not rates_grid.holds(offers, days, occupancy):
+        return None
+    target = request.get("currency") or held.currency
+    fx = FxTable()
+    if converts(offers, target):
+        with db.connection() as conn:
+            fx = fx_table(conn, target)
+    priced = rates_grid.evaluate(offers, days, stay_dates=stay_nights(check_in, check_out),
+                                 occupancy=occupancy, nationality=request.get("nationality"),
+                                 target=target, fx=fx)
     return _answer(hotel, request, target, offers, priced)
 
 

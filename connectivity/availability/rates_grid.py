@@ -25,7 +25,7 @@ from functools import cache
 import numpy as np
 from psycopg.rows import tuple_row
 
-from connectivity.availability.grid import lookup, rooms_of
+from connectivity.availability.grid import lookup, rooms_of, unpack_restrictions
 from connectivity.availability.stay import fx_multiplier
 from connectivity.pricing import (REASONS, RatePlanRules, RoomOccupancy, convert_nights,
                                   minor_units, nationality_allowed)
@@ -100,6 +100,15 @@ def read_rate_days(conn, property_id: int, offers: Sequence[dict], check_in: dt.
         spread = np.searchsorted(room_ids, offer_room)
         room_limits, available = per_room_limits[spread], per_room_available[spread]
     return RateDays(money[:, :n], plan_limits, room_limits, available[:, :n])
+
+
+def held_days(money: np.ndarray, plan_flags: np.ndarray, room_flags: np.ndarray,
+              available: np.ndarray) -> RateDays:
+    """RateDays from the read model's days of the stay and its check-out day
+    (search_model.SearchModel.stay_days; every price, as the model holds them all)."""
+    n = money.shape[1] - 1
+    return RateDays(money[:, :n], unpack_restrictions(plan_flags),
+                    unpack_restrictions(room_flags), available[:, :n])
 
 
 # array_send of a two-dimensional int8 array without NULLs: dimensions, a flag and the element

@@ -57,8 +57,8 @@ def rates(request):
     are in the requested `currency` (each night converted and rounded, the total the sum of the
     nights), else in the hotel's. 404 `not_found` when the hotel is not mapped and active for
     the caller."""
-    return ready_response(read_rates(services().reads, current_caller(), request, utc_now()),
-                          dates_only=True)
+    return ready_response(read_rates(services().reads, current_caller(), request, utc_now(),
+                                     services().search_model), dates_only=True)
 
 
 _CHANGES_EXAMPLE = {"success": True, "request_id": "5f0c1d2e3a4b4c5d", "data": {

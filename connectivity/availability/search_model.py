@@ -25,6 +25,7 @@ catch-up takes."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import queue
 import threading
@@ -39,6 +40,7 @@ from connectivity.logtail.tail import horizons_and_next
 from connectivity.availability.grid import (
     INEXACT, NONE, SCALE_DIGITS, Arenas, Conversion, Mapping, Offer, PropertyGrid, cheapest,
     cheapest_in_arena, columns_of, lookup, pack_restrictions, to_money)
+from connectivity.availability.offers import fx_table
 from connectivity.availability.stay import property_today
 from connectivity.pricing import OccupancyError, normalise_occupancy
 from connectivity.pricing.money import CurrencyNotSupported as NoFxRate
@@ -74,6 +76,17 @@ REFRESHED = Gauge("pcs_search_model_refreshed_timestamp_seconds", "When the sear
                   "caught up with the change log (staleness: now minus this).",
                   registry=REGISTRY, multiprocess_mode="liveall")
 
+RATES = Counter("pcs_rates_requests", "Rates requests by source: the read model or the "
+                "statements (a hotel not held yet, a stay outside its days, a value the "
+                "integers do not hold).", ("source",), registry=REGISTRY)
+
+# The columns of a rates catalogue row (search_model.sql model_rate_offers after mapping_id;
+# offers.sql `offers`' columns), as Mapping.rate_offers holds them.
+RATE_OFFER_COLUMNS = ("room_type_code", "room_type_id", "room_type_max_occupancy",
+                      "rate_plan_code", "rate_plan_id", "board_type", "currency", "base_adults",
+                      "max_adults", "max_children", "max_occupancy", "allowed_nationalities",
+                      "blocked_nationalities", "cancellation_policy")
+
 Rows = list[dict]
 
 
@@ -108,6 +121,20 @@ class Held:
     def covers(self, check_in: dt.date, check_out: dt.date) -> bool:
         """Whether the stay and its check-out day lie inside the grid's days."""
         return self.start <= check_in and check_out < self.window_end
+
+    def rate_offers(self, room_type_codes: list[str] | None, rate_plan_codes: list[str] | None
+                    ) -> tuple[list[dict], np.ndarray]:
+        """The mapping's offers as offers.sql `offers` reads them (narrowed to the codes when
+        given, in its order), and their indices in the grid's offers. The dicts are new: the
+        answer may be changed by its caller; the policies are shared and never changed."""
+        rooms = None if room_type_codes is None else set(room_type_codes)
+        plans = None if rate_plan_codes is None else set(rate_plan_codes)
+        offers, local = [], []
+        for at, row in self.mapping.rate_offers:
+            if (rooms is None or row[0] in rooms) and (plans is None or row[3] in plans):
+                offers.append(dict(zip(RATE_OFFER_COLUMNS, row)))
+                local.append(at)
+        return offers, np.array(local, np.int64)
 
 
 UNCONVERTIBLE = Conversion("", {})  # a hotel with a mapped plan no FX rate converts
@@ -202,9 +229,7 @@ class SearchModel:
                 continue
             if currency not in tables:
                 with self._reads.connection() as conn:
-                    tables[currency] = FxTable.from_rows(
-                        (r["base"], r["quote"], r["rate"])
-                        for r in queries().availability.fx_rates_of(conn, currency=currency))
+                    tables[currency] = fx_table(conn, currency)
             rates = {}
             for source in mapping.currencies - {currency}:
                 try:
@@ -216,24 +241,57 @@ class SearchModel:
         return out
 
     def _evaluate(self, fast, request, now, target) -> Rows:
-        """The rows of the hotels the model holds. Without a lock: a catch-up that rewrote
-        days in place meanwhile (Arenas.writes moved) makes it evaluate again, the second
-        time under the lock."""
+        """The rows of the hotels the model holds."""
+        return self._read(lambda: self._evaluate_once(fast, request, now, target))
+
+    def _read(self, read: Callable):
+        """read() of what the model holds, without a lock: a catch-up that rewrote days in
+        place meanwhile (Arenas.writes moved) makes it read again, the second time under the
+        lock."""
         arenas = self._arenas
         for _ in range(2):
             writes = arenas.writes
             if writes % 2:
                 continue  # a write under way
             try:
-                rows = self._evaluate_once(fast, request, now, target)
+                got = read()
             except (IndexError, ValueError):
                 if arenas.writes == writes:
                     raise
                 continue
             if arenas.writes == writes:
-                return rows
+                return got
         with self._lock:
-            return self._evaluate_once(fast, request, now, target)
+            return read()
+
+    # --- rates ----------------------------------------------------------------------------
+
+    def selling(self, partner_id: int, environment: str, code: str, check_in: dt.date,
+                check_out: dt.date) -> Held | None:
+        """The caught-up Held that POST /availability/rates answers a stay of `code` from, or
+        None when the model cannot answer it (the statements do then): not held (it is loaded
+        for the next request), paused (their 404 is the one answer), not exact, or the stay
+        outside its days."""
+        self.refresh()
+        held = self._codes.get((partner_id, environment), {}).get(code)
+        if held is None:
+            self._want(partner_id, environment, [code])
+            if not self._background:
+                self.load_wanted()
+                held = self._codes.get((partner_id, environment), {}).get(code)
+        if (held is None or not held.active or not held.exact
+                or not held.covers(check_in, check_out)):
+            RATES.labels("statements").inc()
+            return None
+        RATES.labels("model").inc()
+        return held
+
+    def stay_days(self, held: Held, local: np.ndarray, check_in: dt.date, check_out: dt.date):
+        """PropertyGrid.stay_days of the stay's nights and its check-out day, consistent (no
+        in-place rewrite of them read half before, half after)."""
+        width = (check_out - check_in).days + 1
+        first = (check_in - held.start).days
+        return self._read(lambda: held.grid.stay_days(local, first, width))
 
     def _evaluate_once(self, fast: list[Held], request, now, target) -> Rows:
         """The rows of `fast`, in its order."""
@@ -521,6 +579,7 @@ class SearchModel:
         mappings: dict[int, list[dict]] = {}
         for row in q.model_mappings(conn, property_ids=property_ids):
             mappings.setdefault(row["property_id"], []).append(row)
+        rate_offers = _rate_offers(q.model_rate_offers(conn, property_ids=property_ids))
         rp_days, rt_days = self._days(conn, {pid: (start, start, last) for pid in property_ids})
         found = set()
         for prop in q.model_properties(conn, property_ids=property_ids):
@@ -541,7 +600,8 @@ class SearchModel:
                 tuple(made), rts, np.array([rts.index(o.room_type_id) for o in made], np.int64),
                 money, plan_flags, room_flags, available,
                 exact and all(o.minor_units <= SCALE_DIGITS for o in made),
-                tuple(_mapping(m, made, offer_rows) for m in mappings.get(pid, [])))
+                tuple(_mapping(m, made, offer_rows, rate_offers.get(m["mapping_id"], ()))
+                      for m in mappings.get(pid, [])))
             self._drop(pid)  # its old slot, if held, is garbage now
             self._put(grid)
         for pid in set(property_ids) - found:
@@ -643,10 +703,38 @@ def _offer(row: dict) -> Offer:
                  frozenset(c.upper() for c in row["blocked_nationalities"]))
 
 
-def _mapping(row: dict, offers: list[Offer], offer_rows: dict) -> Mapping:
+def _mapping(row: dict, offers: list[Offer], offer_rows: dict, rate_offers: Iterable[tuple]
+             ) -> Mapping:
     rts, rps = set(row["room_type_ids"]), set(row["rate_plan_ids"])
     rows = np.array([i for (rt, rp), i in offer_rows.items() if rt in rts and rp in rps],
                     np.int64)
     rows = np.sort(rows)
     return Mapping(row["mapping_id"], row["partner_id"], row["environment"], row["hotel_code"],
-                   row["distribution_active"], rows, frozenset(row["plan_currencies"]))
+                   row["distribution_active"], rows, frozenset(row["plan_currencies"]),
+                   # (An offer the load's earlier statement did not see: a catalogue load
+                   # committed in between, whose content change reloads the hotel.)
+                   tuple((offer_rows[o[1], o[4]], o) for o in rate_offers
+                         if (o[1], o[4]) in offer_rows))
+
+
+def _rate_offers(rows: Iterable[dict]) -> dict[int, list[tuple]]:
+    """model_rate_offers' rows as tuples (RATE_OFFER_COLUMNS) per mapping, in their order.
+    Equal values are one object (a hotel's partners repeat its codes, lists and policies): a
+    dict per row would cost several times the day arrays' memory."""
+    shared: dict = {}
+    policies: dict[str, dict] = {}
+    out: dict[int, list[tuple]] = {}
+    for row in rows:
+        text = row["cancellation_policy"]
+        policy = policies.get(text)
+        if policy is None:
+            policy = policies[text] = json.loads(text)
+        values = tuple(policy if column == "cancellation_policy" else
+                       shared.setdefault(_hashable(row[column]), row[column])
+                       for column in RATE_OFFER_COLUMNS)
+        out.setdefault(row["mapping_id"], []).append(values)
+    return out
+
+
+def _hashable(value):
+    return tuple(value) if isinstance(value, list) else value

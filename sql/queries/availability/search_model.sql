@@ -39,6 +39,24 @@ SELECT pp.id AS mapping_id, pp.property_id, pp.partner_id, pp.environment, pp.ho
   FROM partner_properties pp
  WHERE pp.property_id = ANY(:property_ids::bigint[]);
 
+-- name: model_rate_offers(property_ids)
+-- Every mapping's offers as POST /availability/rates lists them (offers.sql `offers`: the same
+-- joins, columns and order, the partner's codes sorted by this database's collation), for rates
+-- answered from the model; the policy as text, parsed once per distinct text by the loader.
+SELECT prt.mapping_id, prt.room_type_code, rt.id AS room_type_id,
+       rt.max_occupancy AS room_type_max_occupancy, prp.rate_plan_code,
+       rp.id AS rate_plan_id, rp.board_type, rp.currency, rp.base_adults, rp.max_adults,
+       rp.max_children, rp.max_occupancy, rp.allowed_nationalities, rp.blocked_nationalities,
+       rp.cancellation_policy::text AS cancellation_policy
+  FROM partner_room_types prt
+  JOIN room_types rt ON rt.id = prt.room_type_id
+  JOIN rate_plan_room_types rprt ON rprt.room_type_id = prt.room_type_id
+  JOIN partner_rate_plans prp
+    ON prp.mapping_id = prt.mapping_id AND prp.rate_plan_id = rprt.rate_plan_id
+  JOIN rate_plans rp ON rp.id = prp.rate_plan_id
+ WHERE prt.property_id = ANY(:property_ids::bigint[])
+ ORDER BY prt.mapping_id, prt.room_type_code, prp.rate_plan_code;
+
 -- name: model_mapped_properties(partner_id, environment, hotel_codes)
 -- The properties behind a caller's codes (to load those the model does not hold yet).
 SELECT property_id FROM partner_properties
