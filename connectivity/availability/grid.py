@@ -93,9 +93,9 @@ class Mapping:
     active: bool
     rows: np.ndarray              # indices of the mapped offers
     currencies: frozenset[str] = frozenset()  # of every mapped plan, selling or not
-    # Its offers as POST /availability/rates lists them, in that order: (offer index, the
-    # rates catalogue row as a tuple, search_model.RATE_OFFER_COLUMNS).
-    rate_offers: tuple[tuple[int, tuple], ...] = field(default=(), compare=False, repr=False)
+    # Its offers as POST /availability/rates lists them (search_model.RatesCatalogue); None
+    # when it maps none.
+    rates: object = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,8 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from prometheus_client import Counter, Gauge, Histogram
@@ -80,12 +82,25 @@ RATES = Counter("pcs_rates_requests", "Rates requests by source: the read model 
                 "statements (a hotel not held yet, a stay outside its days, a value the "
                 "integers do not hold).", ("source",), registry=REGISTRY)
 
-# The columns of a rates catalogue row (search_model.sql model_rate_offers after mapping_id;
-# offers.sql `offers`' columns), as Mapping.rate_offers holds them.
-RATE_OFFER_COLUMNS = ("room_type_code", "room_type_id", "room_type_max_occupancy",
-                      "rate_plan_code", "rate_plan_id", "board_type", "currency", "base_adults",
-                      "max_adults", "max_children", "max_occupancy", "allowed_nationalities",
-                      "blocked_nationalities", "cancellation_policy")
+# The columns of offers.sql `offers` that are the rate plan's, besides its cancellation policy
+# (the others: the partner's codes, the ids and the room type's capacity).
+PLAN_COLUMNS = ("board_type", "currency", "base_adults", "max_adults", "max_children",
+                "max_occupancy", "allowed_nationalities", "blocked_nationalities")
+
+
+@dataclass(frozen=True, slots=True)
+class RatesCatalogue:
+    """A partner's mapping's offers as POST /availability/rates lists them (offers.sql
+    `offers`), loaded with the hotel (model_rate_offers). What is the property's, its plans'
+    columns and its room types' capacities, is one object for all its mappings, and equal
+    values one object model-wide (`_shared`): on the bench data set 3.1 MiB for 1,500
+    mappings, against 9.8 MiB as a tuple per offer and mapping (docs/operations.md 6.5)."""
+    order: tuple[int, ...]           # indices into the grid's offers, in offers.sql's order
+    room_type_codes: dict[int, str]  # room type -> the partner's code
+    rate_plan_codes: dict[int, str]  # rate plan -> the partner's code
+    plans: dict[int, dict]           # rate plan -> its PLAN_COLUMNS and policy (never changed)
+    capacity: dict[int, int]         # room type -> its max occupancy
+
 
 Rows = list[dict]
 
@@ -125,15 +140,23 @@ class Held:
     def rate_offers(self, room_type_codes: list[str] | None, rate_plan_codes: list[str] | None
                     ) -> tuple[list[dict], np.ndarray]:
         """The mapping's offers as offers.sql `offers` reads them (narrowed to the codes when
-        given, in its order), and their indices in the grid's offers. The dicts are new: the
-        answer may be changed by its caller; the policies are shared and never changed."""
-        rooms = None if room_type_codes is None else set(room_type_codes)
-        plans = None if rate_plan_codes is None else set(rate_plan_codes)
+        given, in its order), and their indices in the grid's offers. The dicts are new; the
+        policies and nationality lists in them are shared and never changed."""
+        rates: RatesCatalogue | None = self.mapping.rates
         offers, local = [], []
-        for at, row in self.mapping.rate_offers:
-            if (rooms is None or row[0] in rooms) and (plans is None or row[3] in plans):
-                offers.append(dict(zip(RATE_OFFER_COLUMNS, row)))
-                local.append(at)
+        if rates is not None:
+            rooms = None if room_type_codes is None else set(room_type_codes)
+            plans = None if rate_plan_codes is None else set(rate_plan_codes)
+            held = self.grid.offers
+            for at in rates.order:
+                rt, rp = held[at].room_type_id, held[at].rate_plan_id
+                room_code, plan_code = rates.room_type_codes[rt], rates.rate_plan_codes[rp]
+                if (rooms is None or room_code in rooms) and (plans is None or plan_code in plans):
+                    offers.append({"room_type_code": room_code, "room_type_id": rt,
+                                   "room_type_max_occupancy": rates.capacity[rt],
+                                   "rate_plan_code": plan_code, "rate_plan_id": rp,
+                                   **rates.plans[rp]})
+                    local.append(at)
         return offers, np.array(local, np.int64)
 
 
@@ -579,7 +602,9 @@ class SearchModel:
         mappings: dict[int, list[dict]] = {}
         for row in q.model_mappings(conn, property_ids=property_ids):
             mappings.setdefault(row["property_id"], []).append(row)
-        rate_offers = _rate_offers(q.model_rate_offers(conn, property_ids=property_ids))
+        rate_rows: dict[int, list[dict]] = {}
+        for row in q.model_rate_offers(conn, property_ids=property_ids):
+            rate_rows.setdefault(row["property_id"], []).append(row)
         rp_days, rt_days = self._days(conn, {pid: (start, start, last) for pid in property_ids})
         found = set()
         for prop in q.model_properties(conn, property_ids=property_ids):
@@ -595,12 +620,13 @@ class SearchModel:
             exact = _fill(rp_days.get(pid, ""), rt_days.get(pid, ""), tuple(made), rts, money,
                           plan_flags, room_flags, available)
             offer_rows = {(o.room_type_id, o.rate_plan_id): i for i, o in enumerate(made)}
+            catalogues = _rates_catalogues(rate_rows.get(pid, []), offer_rows)
             grid = self._arenas.hold(
                 pid, prop["timezone"], prop["currency"], prop["max_child_age"], start,
                 tuple(made), rts, np.array([rts.index(o.room_type_id) for o in made], np.int64),
                 money, plan_flags, room_flags, available,
                 exact and all(o.minor_units <= SCALE_DIGITS for o in made),
-                tuple(_mapping(m, made, offer_rows, rate_offers.get(m["mapping_id"], ()))
+                tuple(_mapping(m, made, offer_rows, catalogues.get(m["mapping_id"]))
                       for m in mappings.get(pid, [])))
             self._drop(pid)  # its old slot, if held, is garbage now
             self._put(grid)
@@ -703,38 +729,53 @@ def _offer(row: dict) -> Offer:
                  frozenset(c.upper() for c in row["blocked_nationalities"]))
 
 
-def _mapping(row: dict, offers: list[Offer], offer_rows: dict, rate_offers: Iterable[tuple]
-             ) -> Mapping:
+def _mapping(row: dict, offers: list[Offer], offer_rows: dict,
+             rates: RatesCatalogue | None) -> Mapping:
     rts, rps = set(row["room_type_ids"]), set(row["rate_plan_ids"])
     rows = np.array([i for (rt, rp), i in offer_rows.items() if rt in rts and rp in rps],
                     np.int64)
     rows = np.sort(rows)
     return Mapping(row["mapping_id"], row["partner_id"], row["environment"], row["hotel_code"],
-                   row["distribution_active"], rows, frozenset(row["plan_currencies"]),
-                   # (An offer the load's earlier statement did not see: a catalogue load
-                   # committed in between, whose content change reloads the hotel.)
-                   tuple((offer_rows[o[1], o[4]], o) for o in rate_offers
-                         if (o[1], o[4]) in offer_rows))
+                   row["distribution_active"], rows, frozenset(row["plan_currencies"]), rates)
 
 
-def _rate_offers(rows: Iterable[dict]) -> dict[int, list[tuple]]:
-    """model_rate_offers' rows as tuples (RATE_OFFER_COLUMNS) per mapping, in their order.
-    Equal values are one object (a hotel's partners repeat its codes, lists and policies): a
-    dict per row would cost several times the day arrays' memory."""
-    shared: dict = {}
-    policies: dict[str, dict] = {}
-    out: dict[int, list[tuple]] = {}
+def _rates_catalogues(rows: Iterable[dict], offer_rows: dict) -> dict[int, RatesCatalogue]:
+    """One property's model_rate_offers rows, in their order, as each mapping's catalogue."""
+    plans: dict[int, dict] = {}
+    capacity: dict[int, int] = {}
+    mapped: dict[int, tuple[list[int], dict[int, str], dict[int, str]]] = {}
     for row in rows:
-        text = row["cancellation_policy"]
-        policy = policies.get(text)
-        if policy is None:
-            policy = policies[text] = json.loads(text)
-        values = tuple(policy if column == "cancellation_policy" else
-                       shared.setdefault(_hashable(row[column]), row[column])
-                       for column in RATE_OFFER_COLUMNS)
-        out.setdefault(row["mapping_id"], []).append(values)
-    return out
+        rt, rp = row["room_type_id"], row["rate_plan_id"]
+        at = offer_rows.get((rt, rp))
+        if at is None:
+            # An offer the load's earlier statement did not see: a catalogue load committed in
+            # between, whose content change reloads the hotel.
+            continue
+        if rp not in plans:
+            plans[rp] = {**{c: _shared(row[c]) for c in PLAN_COLUMNS},
+                         "cancellation_policy": _policy(row["cancellation_policy"])}
+        capacity[rt] = row["room_type_max_occupancy"]
+        order, room_codes, plan_codes = mapped.setdefault(row["mapping_id"], ([], {}, {}))
+        order.append(at)
+        room_codes[rt] = _shared(row["room_type_code"])
+        plan_codes[rp] = _shared(row["rate_plan_code"])
+    return {mapping_id: RatesCatalogue(tuple(order), room_codes, plan_codes, plans, capacity)
+            for mapping_id, (order, room_codes, plan_codes) in mapped.items()}
 
 
-def _hashable(value):
-    return tuple(value) if isinstance(value, list) else value
+# Equal catalogue values of every hotel held are one object (codes, boards and currencies
+# repeat across hotels and channels, policies across plans): without it they were two thirds
+# of the catalogues' memory. Bounded: a value no longer held stays cached until pushed out.
+@lru_cache(maxsize=65536)
+def _policy(text: str) -> dict:
+    return json.loads(text)  # shared: never changed (rates only writes it out)
+
+
+def _shared(value):
+    """The one object of a value equal to it (a list becomes a tuple)."""
+    return _interned(tuple(value) if isinstance(value, list) else value)
+
+
+@lru_cache(maxsize=65536, typed=True)
+def _interned(value):
+    return value

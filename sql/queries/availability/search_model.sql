@@ -43,7 +43,7 @@ SELECT pp.id AS mapping_id, pp.property_id, pp.partner_id, pp.environment, pp.ho
 -- Every mapping's offers as POST /availability/rates lists them (offers.sql `offers`: the same
 -- joins, columns and order, the partner's codes sorted by this database's collation), for rates
 -- answered from the model; the policy as text, parsed once per distinct text by the loader.
-SELECT prt.mapping_id, prt.room_type_code, rt.id AS room_type_id,
+SELECT prt.property_id, prt.mapping_id, prt.room_type_code, rt.id AS room_type_id,
        rt.max_occupancy AS room_type_max_occupancy, prp.rate_plan_code,
        rp.id AS rate_plan_id, rp.board_type, rp.currency, rp.base_adults, rp.max_adults,
        rp.max_children, rp.max_occupancy, rp.allowed_nationalities, rp.blocked_nationalities,
