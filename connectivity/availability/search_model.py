@@ -1,6 +1,7 @@
 """Search's read model: the grids (availability/grid.py) of the properties searched, held in the
 web process and kept current by the change feed's log, so that a search of 200 hotels reads
-no day row from PostgreSQL.
+no day row from PostgreSQL. Rates reads one hotel's days and catalogue from it too
+(`SearchModel.selling`, `Held.rate_offers`, `SearchModel.stay_days`; availability/rates.py).
 
 Freshness: a search first catches up (at most every `refresh_seconds`; a search that finds
 another thread catching up or loading does not wait for it): it reads the changes after the
@@ -141,7 +142,7 @@ class Held:
                     ) -> tuple[list[dict], np.ndarray]:
         """The mapping's offers as offers.sql `offers` reads them (narrowed to the codes when
         given, in its order), and their indices in the grid's offers. The dicts are new; the
-        policies and nationality lists in them are shared and never changed."""
+        policies and nationality tuples in them are shared and never changed."""
         rates: RatesCatalogue | None = self.mapping.rates
         offers, local = [], []
         if rates is not None:
