@@ -1,15 +1,17 @@
 """Rates answered from search's read model (availability.rates `_from_model`): the model answers,
 and what the day tables, a pause or a catalogue load change shows in the next request (the test
-app catches up before every request); a model that may skip the catch-up for a while
-(SEARCH_MODEL_REFRESH_SECONDS) never keeps a stale answer past that while. The answers
-themselves are held to the statements' fast path and to the reference by
-test_rates_grid.py's endpoint test, three ways."""
+app catches up before every request), through a database restart and in a new process; a model
+that may skip the catch-up for a while (SEARCH_MODEL_REFRESH_SECONDS) never keeps a stale answer
+past that while. The answers themselves are held to the statements' fast path and to the
+reference by test_rates_grid.py's endpoint test, three ways."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 from decimal import Decimal
+
+import psycopg
 
 from connectivity.availability import rates as rates_module
 from connectivity.availability.search_model import RATES, SearchModel
@@ -115,3 +117,24 @@ def test_a_model_that_skips_catch_ups_keeps_a_stale_answer_no_longer_than_it_may
     assert total() in (Decimal("180.00"), Decimal("140.00"))  # within the while: either
     now[0] += 0.31
     assert total() == Decimal("140.00")                        # past it: never the old one
+
+
+def test_a_new_process_and_a_database_restart_lose_nothing(app, client, pull, lisbon_ari, db):
+    """After PostgreSQL dropped every connection (as a restart does) the model catches up
+    through a new one; a new web process's model starts empty and answers what is current."""
+    assert offer(rates(client, pull), "ACME-DBL", "ACME-NRF")["total_amount"] == 180
+    with psycopg.connect(services_of(app).settings.database_url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    set_plan_days(db, "LIS1", "DBL", "NRF", [day(1)], rate="50.00")
+    before = from_model()
+    assert offer(rates(client, pull), "ACME-DBL", "ACME-NRF")["total_amount"] == 140
+    assert from_model() == before + 1
+    fresh = SearchModel(services_of(app).reads, background=False)
+    answer = rates_module.rates(services_of(app).reads, _caller(db), {
+        "hotel_code": "ACME-LIS", "check_in": day(0), "check_out": day(2), "rooms": 1,
+        "occupancy": [{"adults": 2}]}, dt.datetime.now(dt.timezone.utc), fresh)
+    [nrf] = [rp for rt in answer["room_types"] for rp in rt["rate_plans"]
+             if rt["room_type_code"] == "ACME-DBL" and rp["rate_plan_code"] == "ACME-NRF"]
+    assert nrf["total_amount"] == Decimal("140.00")
+    assert (fresh.held(), from_model()) == (1, before + 2)
