@@ -151,8 +151,8 @@ class PropertyGrid:
         room_rows = self.offer_room_type.take(local) + self.room_row
 
         def values(column, rows):  # [k, day, row]
-            return column.palette[:, column.base[rows] + column.index[first:first + width]
-                                  .take(rows, axis=1)]
+            return column.palette[:, _days(column.index, rows, first, width)
+                                  + column.base.take(rows)]
         money = values(arena.money, offer_rows).transpose(2, 1, 0)
         room = values(arena.room, room_rows)
         return money, values(arena.plan, offer_rows)[0].T, room[1].T, room[0].T

@@ -96,6 +96,11 @@ def changes(query):
     in which concurrent transactions commit; a change appears only once committed, usually
     within a second. At least once: a range may cover dates that did not change, and a change
     may appear twice. Changes are kept at least 7 days; an older cursor, or one not given to
-    this key, is 410 `cursor_expired`: start again without a cursor."""
+    this key, is 410 `cursor_expired`: start again without a cursor.
+
+    Search and rates show a committed change within about a second (see Freshness), and a
+    change may be served here sooner: read search and rates a second after taking the cursor,
+    and read a changed hotel again a second after its change is served, so that no answer
+    you cache predates a change this feed has already given you."""
     return ready_json_response(read_changes(services().reads, services().feed_cursors,
                                             current_caller(), query))

@@ -73,8 +73,9 @@ accepted (`202`, `queued`) and applied once the queue is back.
 **Freshness.** Search and rates are answered from a copy of the prices, inventory and
 restrictions that each server keeps current from the change log: a committed change (ARI
 applied, a booking, a cancellation, a pause, a catalogue load) shows in them within about a
-second. Search, rates and the mapping reads may be answered from a read replica, a few
-seconds at most behind (`READ_MAX_LAG_SECONDS`, 5 by default; past that they are answered from
+second (GET /availability/changes may serve a change sooner: its description says how to
+keep a cache exact). Search, rates and the mapping reads may be answered from a read replica, a
+few seconds at most behind (`READ_MAX_LAG_SECONDS`, 5 by default; past that they are answered from
 current data). Quotes and bookings always decide on current data: a booking made from an offer
 that has since sold out or changed price is refused (409 `sold_out`, `not_sellable` or
 `price_mismatch`), never overbooked.

@@ -1,6 +1,8 @@
 -- name: offers(mapping_id, room_type_codes, rate_plan_codes)
 -- The (room type, rate plan) pairs a mapping offers, in the partner's codes, narrowed to the
--- given codes when the arrays are not NULL; with what pricing needs of each.
+-- given codes when the arrays are not NULL; with what pricing needs of each. The read model
+-- loads the same for every mapping of a property (search_model.sql model_rate_offers): a
+-- change here is made there too (test_rates_grid.py's endpoint test compares the two).
 SELECT prt.room_type_code, rt.id AS room_type_id, rt.max_occupancy AS room_type_max_occupancy,
        prp.rate_plan_code, rp.id AS rate_plan_id, rp.board_type, rp.currency, rp.base_adults,
        rp.max_adults, rp.max_children, rp.max_occupancy, rp.allowed_nationalities,
