@@ -33,19 +33,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-import psycopg
-import redis
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
-
-from connectivity.auth.credentials import SigningVault
-from connectivity.operator.catalog import load_catalog, parse_catalog
-from connectivity.operator.keys import issue_key
-from connectivity.operator.migrations import upgrade
-from devtools.stack import LOCAL, EmbeddedPostgres, EmbeddedRedis, secret_key
-
 from .ari import WorkerProcess
 from .server import WebServer
+from .soak import prepare, start_services
 
 API = "/api/connectivity/v1"
 DATABASE = os.environ.get("READ_AFTER_WRITE_DATABASE", "pcs_read_after_write")
@@ -244,17 +234,6 @@ class Run:
         return violations
 
 
-def prepare(database_url: str, key: str) -> tuple[str, str]:
-    vault = SigningVault(key)
-    with psycopg.connect(database_url, row_factory=psycopg.rows.dict_row) as conn:
-        load_catalog(conn, parse_catalog(json.dumps(catalog())))
-        tokens = [issue_key(conn, vault, partner_code="raw", name=f"raw {preset}",
-                            environment="sandbox", preset=preset, signed=False,
-                            rate_limit=100000).token for preset in ("pull", "push")]
-        conn.commit()
-    return tokens[0], tokens[1]
-
-
 def seed_ari(port: int, push: str) -> None:
     """Every night: B ROOMS rooms, A 10; BAR at START_RATE on both; applied before the run."""
     client = Client(port, push)
@@ -289,43 +268,16 @@ def catch_up_figures(port: int) -> str:
     return f"{count:.0f}, {1000 * total / count:.1f} ms on average" if count else "none"
 
 
-def servers() -> tuple[str, str, list]:
-    embedded = []
-    server_url = os.environ.get("DATABASE_URL")
-    if not server_url:
-        pg = EmbeddedPostgres(LOCAL / "raw-pgdata", "postgres")
-        embedded.append(pg)
-        server_url = pg.url
-    redis_url = os.environ.get("REDIS_URL")
-    if not redis_url:
-        rd = EmbeddedRedis(LOCAL / "raw-redis", persist=False)
-        embedded.append(rd)
-        redis_url = rd.url
-    with psycopg.connect(make_conninfo(server_url, dbname="postgres"), autocommit=True) as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-            sql.Identifier(DATABASE)))
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DATABASE)))
-    database_url = make_conninfo(server_url, dbname=DATABASE)
-    upgrade(database_url)
-    client = redis.Redis.from_url(redis_url)
-    keys = list(client.scan_iter(match=f"{REDIS_PREFIX}*", count=1000))
-    if keys:
-        client.delete(*keys)
-    return database_url, redis_url, embedded
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--web-processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
-    database_url, redis_url, embedded = servers()
-    key = os.environ.get("SECRET_KEY") or secret_key(LOCAL / "raw-secret_key")
-    settings = {"DATABASE_URL": database_url, "REDIS_URL": redis_url, "SECRET_KEY": key,
-                "REDIS_PREFIX": REDIS_PREFIX, "WEB_CONCURRENCY": str(args.web_processes),
+    services = start_services("raw", DATABASE, REDIS_PREFIX)
+    settings = {**services.settings(), "WEB_CONCURRENCY": str(args.web_processes),
                 "SEARCH_MODEL_LOADING": "inline"}
-    pull, push = prepare(database_url, key)
+    pull, push = prepare(services, catalog(), "raw")
     server, worker = WebServer("app", settings), WorkerProcess(settings, "raw-worker.log")
     try:
         server.start()
@@ -339,8 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         worker.stop()
         server.stop()
-        for service in reversed(embedded):
-            service.stop()
+        services.stop()
     violations = run.check()
     booked = [b for b in run.bookings if b.acked is not None]
     print(f"read-after-write: {took:.0f} s, {args.web_processes} web processes, "

@@ -63,45 +63,37 @@ class WriteStream:
         self._worker.stop()
         return dict(self.counts)
 
-    def _paced(self, per_second: float, send) -> None:
+    def _paced(self, per_second: float, method: str, path: str, token: str, body,
+               accepted: int, counted: str) -> None:
+        """`method path` with body(i), `per_second` times a second, until stopped."""
         conn = http.client.HTTPConnection(self._target.hostname, self._target.port, timeout=30)
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         i, began = 0, time.monotonic()
         while not self._stop.is_set():
-            status = send(conn, i)
-            if status not in (201, 202):
-                self.counts["stream_refused"] += 1
+            conn.request(method, API + path, body(i), headers)
+            response = conn.getresponse()
+            response.read()
+            self.counts[counted if response.status == accepted else "stream_refused"] += 1
             i += 1
             time.sleep(max(0.0, began + i / per_second - time.monotonic()))
 
     def _ari(self) -> None:
-        ctx, auth = self._ctx, f"Bearer {self._push}"
+        ctx = self._ctx
 
-        def send(conn, i):
-            body = json.dumps({"hotel_code": self._hotels[i % len(self._hotels)],
+        def body(i):
+            return json.dumps({"hotel_code": self._hotels[i % len(self._hotels)],
                                "items": stream_items(ctx, i, 1)})
-            conn.request("PUT", f"{API}/ari", body,
-                         {"Authorization": auth, "Content-Type": "application/json"})
-            response = conn.getresponse()
-            response.read()
-            self.counts["stream_ari_batches"] += response.status == 202
-            return response.status
-        self._paced(WRITES_ARI, send)
+        self._paced(WRITES_ARI, "PUT", "/ari", self._push, body, 202, "stream_ari_batches")
 
     def _book(self) -> None:
-        ctx, auth = self._ctx, f"Bearer {self._pull}"
-        run = int(time.time())
+        ctx, run = self._ctx, int(time.time())
 
-        def send(conn, i):
+        def body(i):
             hotel = self._hotels[i % len(self._hotels)]
-            body = _body(ctx, f"UW-{run}-{i}", hotel, ROOM_TYPES[i % len(ROOM_TYPES)],
-                         i % 40, self._state["currency"][hotel])
-            conn.request("POST", f"{API}/bookings", body,
-                         {"Authorization": auth, "Content-Type": "application/json"})
-            response = conn.getresponse()
-            response.read()
-            self.counts["stream_bookings"] += response.status == 201
-            return response.status
-        self._paced(WRITES_BOOKINGS, send)
+            return _body(ctx, f"UW-{run}-{i}", hotel, ROOM_TYPES[i % len(ROOM_TYPES)], i % 40,
+                         self._state["currency"][hotel])
+        self._paced(WRITES_BOOKINGS, "POST", "/bookings", self._pull, body, 201,
+                    "stream_bookings")
 
 
 def _under_writes(ctx: Context, requests):
