@@ -14,7 +14,7 @@ from connectivity.auth.access import guard_request, policy_of
 from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
-from connectivity.availability.search_model import SearchModel
+from connectivity.availability.read_model import SearchModel
 from connectivity.availability.routes import blp as availability_blp
 from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens

@@ -78,7 +78,7 @@ class Settings:
     # A connection that bypasses a transaction pooler in front of database_url, for the
     # migrations that cannot run in a transaction (operator/migrations.py).
     database_direct_url: str | None = None
-    # Search answered from the web process's read model (availability/search_model.py); off:
+    # Search answered from the web process's read model (availability/read_model/); off:
     # every search runs the reference statement (search.sql).
     search_read_model: bool = True
     # "background": a hotel the model lacks is answered by the statement and loaded by a thread

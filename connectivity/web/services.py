@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from connectivity.auth.guards import Guards
     from connectivity.availability.feed_cursor import CursorSigner
     from connectivity.bookings.listing import ListCursors
-    from connectivity.availability.search_model import SearchModel
+    from connectivity.availability.read_model import SearchModel
     from connectivity.bookings.quote_token import QuoteTokens
     from connectivity.events.cursor import EventCursors
     from connectivity.settings import Settings
