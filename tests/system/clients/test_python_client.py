@@ -13,7 +13,9 @@ import httpx
 import psycopg
 import pytest
 
-from pcs_client import ApiError, Client, ClockSkewError, InvalidRequest
+from pcs_client import (ApiError, Client, ClockSkewError, InvalidRequest, UnknownOption,
+                        verify_webhook)
+from pcs_client.signing import signed_headers
 from tests.support.live_service import live_origin, worker  # noqa: F401 - fixtures
 
 from tests.support.feed import settle
@@ -246,6 +248,52 @@ def test_bookings_listed_reservations_read_and_events_followed(pull, push, db):
     settle(db)
     flagged = [e for e, _ in push.events(types=["reservation.flagged"])]
     assert [e.data["code"] for e in flagged] == ["nightly_rates_missing"]
+
+
+class Recorded(httpx.BaseTransport):
+    """Records what would be sent, and answers nothing."""
+
+    def __init__(self):
+        self.sent = []
+
+    def handle_request(self, request):
+        self.sent.append(request)
+        raise httpx.ConnectError("not sent anywhere", request=request)
+
+
+@pytest.mark.parametrize("call, option, suggestion", [
+    # The issue's case in Python's terms: the TypeScript client's name for the option.
+    (lambda c: c.cancel("REF-1", expectedPenaltyAmount=0), "expectedPenaltyAmount",
+     "expected_penalty_amount"),
+    (lambda c: c.book(None, guests=[], contact={}, specialRequests="late"), "specialRequests",
+     "special_requests"),
+    (lambda c: c.rates("H", "2027-03-01", "2027-03-03", room_type_code="R"), "room_type_code",
+     "room_type_codes"),
+    (lambda c: c.search(["H"], "2027-03-01", "2027-03-03", currncy="EUR"), "currncy", "currency"),
+    (lambda c: c.quote("H", "R", "P", "2027-03-01", "2027-03-03", nationalty="PT"), "nationalty",
+     "nationality"),
+    (lambda c: c.list_bookings(checkInFrom="2027-03-01"), "checkInFrom", "check_in_from"),
+    (lambda c: c.events(poll=5), "poll", "poll_seconds"),
+    (lambda c: c.changes(limt=5), "limt", "limit"),
+    (lambda c: c.wait_for_batch("b-1", every_seconds=1), "every_seconds", "every"),
+    (lambda c: c.request("GET", "/ping", params={}), "params", None),
+    (lambda c: Client("http://127.0.0.1:9", "k.s", maxAttempts=2), "maxAttempts", "max_attempts"),
+    (lambda c: verify_webhook({}, b"", "whsec_", toleranceSeconds=1), "toleranceSeconds",
+     "tolerance_seconds"),
+    (lambda c: signed_headers("k", "s", "GET", "/", b"", time_stamp=1), "time_stamp",
+     "timestamp"),
+])
+def test_an_unknown_keyword_option_is_refused_before_sending(call, option, suggestion):
+    transport = Recorded()
+    with Client("http://127.0.0.1:9", "k.s", http=httpx.Client(transport=transport)) as client:
+        with pytest.raises(UnknownOption) as raised:
+            call(client)   # the iterators too: at the call, not at the first page
+    assert transport.sent == []
+    assert raised.value.option == option and isinstance(raised.value, TypeError)
+    if suggestion is not None:
+        assert raised.value.suggestion == suggestion
+        assert f"unknown option {option!r}; did you mean {suggestion!r}?" in str(raised.value)
+    assert raised.value.suggestion in raised.value.known
 
 
 def test_the_package_needs_nothing_but_httpx():
