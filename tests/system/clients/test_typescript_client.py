@@ -311,7 +311,9 @@ def test_each_iterator_yields_its_operations_items(description):
         assert match.group(1) == expected, (method, match.group(1), expected)
 
 
-def test_the_declarations_compile_strict(node):
+@pytest.fixture(scope="module")
+def tsc(node) -> str:
+    """The pinned TypeScript compiler of clients/typescript (npm ci there when missing)."""
     tsc = CLIENT / "node_modules" / ".bin" / "tsc"
     if not tsc.exists():
         npm = shutil.which("npm")
@@ -323,9 +325,59 @@ def test_the_declarations_compile_strict(node):
         if done.returncode != 0:
             pytest.skip("skipped: npm ci in clients/typescript failed (no registry?): "
                         + (done.stderr.strip().splitlines() or ["no output"])[-1])
-    done = subprocess.run([node, str(tsc), "-p", "."], cwd=CLIENT, capture_output=True,
-                          text=True, timeout=300)
+    return str(tsc)
+
+
+def test_the_declarations_compile_strict(node, tsc):
+    done = subprocess.run([node, tsc, "-p", "."], cwd=CLIENT, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+ESM_CALLER = """import { Client, UnknownOption } from "pcs-client";
+const client = new Client("http://127.0.0.1:9", "sbx_key.secret");
+try {
+  await client.cancel("REF-1", { expected_penalty_amount: 0 } as never);
+} catch (error) {
+  if (error instanceof UnknownOption) console.log(error.suggestion);
+}
+"""
+CJS_CALLER = """async function main(): Promise<void> {
+  const { Client } = await import("pcs-client");
+  console.log(typeof new Client("http://127.0.0.1:9", "sbx_key.secret").ping);
+}
+void main();
+"""
+
+
+def test_the_readmes_tsconfig_compiles_a_fresh_npm_project(node, tsc, tmp_path):
+    """The README's set-up as a new partner follows it: `npm init -y`, `npm pkg set
+    type=module`, `npm install` the client, the README's tsconfig.json; `tsc` compiles an ES
+    module and a CommonJS one (through import()) against the client, and both run."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("skipped: a fresh npm project needs npm, not found on PATH")
+    readme = (CLIENT / "README.md").read_text()
+    section = readme[readme.index("## An ES module"):]
+    tsconfig = json.loads(re.search(r"```json\n(.*?)```", section, re.S).group(1))
+    project = tmp_path / "partner"
+    project.mkdir()
+
+    def run(*command):
+        done = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+        return done.stdout
+
+    run(npm, "init", "-y")
+    run(npm, "pkg", "set", "type=module")
+    run(npm, "install", "--offline", "--no-audit", "--no-fund", str(CLIENT))
+    (project / "tsconfig.json").write_text(json.dumps(tsconfig))
+    (project / "src").mkdir()
+    (project / "src" / "index.ts").write_text(ESM_CALLER)
+    (project / "src" / "legacy.cts").write_text(CJS_CALLER)
+    run(node, tsc, "-p", ".")
+    assert run(node, "dist/index.js").strip() == "expectedPenaltyAmount"
+    assert run(node, "dist/legacy.cjs").strip() == "function"
 
 
 def test_the_client_has_no_runtime_dependencies():
