@@ -212,9 +212,16 @@ CATALOGUE: tuple[ErrorCode, ...] = (
               fix="Quote the stay again and book with the new token."),
     ErrorCode(409, "quote_mismatch", "the quote token was issued for another stay or partner",
               "quote this stay",
+              details=(
+                  "with `details.fields`: each field of the stay that differs from the one quoted "
+                  "(`hotel_code`, `room_type_code`, `rate_plan_code`, `check_in`, `check_out`, "
+                  "`rooms`, `occupancy`), with its `quoted` and `requested` values"),
               cause=(
-                  "The booking's stay (hotel, room type, plan, dates, rooms) differs from the one "
-                  "quoted, or the token was issued to another partner."),
+                  "The booking's stay (hotel, room type, plan, dates, rooms, guests per room) "
+                  "differs from the one quoted, or the token was issued to another partner "
+                  "(then `details.fields` is empty). `occupancy` is the guests per room as priced, "
+                  "rooms in a fixed order; a `quoted` value too long to carry in the token is "
+                  "null."),
               fix="Book exactly the stay that was quoted, or quote the stay you mean to book."),
     ErrorCode(409, "penalty_exceeds_expectation",
               "the cancellation penalty is above `expected_penalty_amount`",
