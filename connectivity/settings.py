@@ -58,6 +58,10 @@ class Settings:
     ari_worker_batches_per_second: float = 1000.0
     # When set, GET /metrics answers only `Authorization: Bearer <metrics_token>`.
     metrics_token: str | None = None
+    # Where partners reach the service (scheme, host, and a path prefix if a proxy adds one),
+    # without a trailing '/': the origin of the absolute links answers carry (`error.doc_url`).
+    # None: each request's own origin, as its Host header and scheme give it.
+    public_base_url: str | None = None
     # How long a web process may keep a copy of a key's row (auth/keycache.py); 0 turns the
     # copies off. Revocation is immediate either way; this bounds only a change whose
     # announcement to Redis failed (the operator CLI says so and exits non-zero).
@@ -133,6 +137,7 @@ class Settings:
                 ari_worker_batches_per_second=float(
                     env.get("ARI_WORKER_BATCHES_PER_SECOND", 1000)),
                 metrics_token=env.get("METRICS_TOKEN") or None,
+                public_base_url=_public_base_url(env),
                 key_cache_ttl_seconds=float(env.get("KEY_CACHE_TTL_SECONDS", 10)),
                 database_read_url=_connection_url(env, "DATABASE_READ_URL"),
                 read_max_lag_seconds=float(env.get("READ_MAX_LAG_SECONDS", 5)),
@@ -193,6 +198,19 @@ def _previous_secret_keys(env: Mapping[str, str]) -> tuple[str, ...]:
         raise SettingsError("each key of SECRET_KEY_PREVIOUS (comma-separated) must be at least "
                             "32 characters, as SECRET_KEY")
     return tuple(dict.fromkeys(k for k in keys if k != env["SECRET_KEY"]))
+
+
+def _public_base_url(env: Mapping[str, str]) -> str | None:
+    """PUBLIC_BASE_URL: an http(s) URL with a host, perhaps a path, no query or fragment."""
+    from urllib.parse import urlsplit
+    value = (env.get("PUBLIC_BASE_URL") or "").strip()
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise SettingsError("PUBLIC_BASE_URL must be an http(s) URL with a host and no query or "
+                            f"fragment, e.g. https://api.example.com, not {value!r}")
+    return value.rstrip("/")
 
 
 def _retry_schedule(env: Mapping[str, str]) -> tuple[int, ...]:

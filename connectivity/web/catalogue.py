@@ -329,7 +329,7 @@ BY_CODE: dict[str, ErrorCode] = {entry.code: entry for entry in CATALOGUE}
 
 
 # The docs page (connectivity/web/docs_page) holds a section per code, which `error.doc_url`
-# links to; a path on the service itself, so that it is right behind any host name or proxy.
+# links to: this path, after the origin the partner reached (web/envelope.py public_origin).
 DOCS_PAGE_PATH = f"{API_PREFIX}/docs"
 
 
@@ -431,7 +431,8 @@ def partners_page(max_body_bytes: int) -> str:
         *table(max_body_bytes),
         "",
         "Each error body's `error.doc_url` links to the code's section on the docs page",
-        f"(`{DOCS_PAGE_PATH}#error-<code>`), which says what follows here.",
+        f"(`https://<the service's host>{DOCS_PAGE_PATH}#error-<code>`, an absolute URL),",
+        "which says what follows here.",
         "",
         *_section_lines(max_body_bytes),
         "Generated from `connectivity/web/catalogue.py`: "

@@ -14,7 +14,7 @@ export type Error = {
   details?: {
     [key: string]: unknown;
   };
-  /** the docs page's section on this code: why it happens and how to fix it (a path on this service) */
+  /** the docs page's section on this code: why it happens and how to fix it (an absolute URL on this service) */
   doc_url: string;
 };
 
