@@ -27,7 +27,8 @@ from connectivity.health import blp as health_blp
 from connectivity.logs import configure_logging
 from connectivity.mapping.routes import blp as mapping_blp
 from connectivity.metrics.endpoint import init_metrics
-from connectivity.operator import register_cli, settings_from_env
+from connectivity.operator import (SettingsMissing, cli_without_settings, register_cli,
+                                   settings_from_env)
 from connectivity.store.replica import LagMonitor, ReadTarget
 from connectivity.reservations.routes import blp as reservations_blp
 from connectivity.events.cursor import EventCursors
@@ -77,7 +78,12 @@ def read_target(settings: Settings, primary: Database) -> ReadTarget:
 
 
 def create_app(settings: Settings | None = None) -> Flask:
-    settings = settings or settings_from_env()
+    if settings is None:
+        try:
+            settings = settings_from_env()
+        except SettingsMissing as missing:
+            # `flask --app app --help` in a shell without the settings: the commands, listed.
+            return cli_without_settings(missing)
     configure_logging(settings.log_level)
 
     app = Flask("connectivity", static_folder=None)
