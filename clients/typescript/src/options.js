@@ -38,10 +38,32 @@ export function nearest(name, known) {
   return best;
 }
 
-// `given` (an options object, or undefined / null for none) when each of its keys is one of
-// `known`; else throws UnknownOption (InvalidRequest when it is not an object at all). `call`
-// names the call in the message, e.g. "cancel()".
-export function checkOptions(given, known, call) {
+// The options each call takes, camelCase like everything the client names (the objects of the
+// API it passes through, such as `occupancy`, `guests` or ARI items, keep the API's names).
+const STAY = ["rooms", "occupancy", "currency", "nationality"];
+const OPTIONS = {
+  "new Client()": ["signed", "timeout", "maxAttempts", "maxRetrySeconds", "sandboxScenario",
+                   "clockOffset", "fetch", "sleep"],
+  "request()": ["body", "query", "repeatable"],
+  "search()": STAY,
+  "rates()": [...STAY, "roomTypeCodes", "ratePlanCodes"],
+  "quote()": STAY,
+  "book()": ["guests", "contact", "partnerReference", "specialRequests", "arrivalTime"],
+  "cancel()": ["expectedPenaltyAmount", "currency", "reason"],
+  "listBookings()": ["hotelCode", "status", "createdFrom", "createdTo", "checkInFrom",
+                     "checkInTo", "limit"],
+  "changes()": ["limit", "pollSeconds"],
+  "events()": ["start", "types", "limit", "pollSeconds"],
+  "waitForBatch()": ["timeout", "every"],
+  "verifyWebhook()": ["toleranceSeconds", "now"],
+  "signedHeaders()": ["timestamp", "nonce"],
+};
+
+// `given` (an options object, or undefined / null for none) when each of its keys is one that
+// `call` (e.g. "cancel()", as the message names it) takes; else throws UnknownOption
+// (InvalidRequest when it is not an object at all).
+export function checkOptions(given, call) {
+  const known = OPTIONS[call];
   if (given === undefined || given === null) return {};
   if (typeof given !== "object" || Array.isArray(given)) {
     throw new InvalidRequest(`${call}: options must be an object, not ${typeof given}`);

@@ -39,7 +39,7 @@ export async function signature(secret, message) {
 // The four headers of a signed request. A fresh nonce on every call: the service refuses a
 // nonce it saw in the last 600 s, so a retry must be signed again.
 export async function signedHeaders(keyId, secret, method, pathAndQuery, body, options) {
-  const { timestamp, nonce } = checkOptions(options, ["timestamp", "nonce"], "signedHeaders()");
+  const { timestamp, nonce } = checkOptions(options, "signedHeaders()");
   const crypto = await webCrypto();
   const ts = String(timestamp ?? Math.floor(Date.now() / 1000));
   const n = nonce ?? hex(crypto.getRandomValues(new Uint8Array(16)));

@@ -47,7 +47,7 @@ function bytesOf(body) {
 // the `webhook-id` header (the event id): a delivery may come more than once.
 export async function verifyWebhook(headers, body, secret, options) {
   const { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now } =
-    checkOptions(options, ["toleranceSeconds", "now"], "verifyWebhook()");
+    checkOptions(options, "verifyWebhook()");
   if (typeof secret !== "string" || !secret.startsWith(SECRET_PREFIX)) {
     throw new TypeError("the secret is the whsec_... the endpoint's creation answered");
   }
