@@ -1,5 +1,5 @@
 """The operators' CLI of contract section 9: `flask --app app db|catalog|keys|distribution ...`,
-`privacy purge`, and `citus distribute` (docs/operations.md 6.4).
+`privacy purge`, `hotel-bookings overdue`, and `citus distribute` (docs/operations.md 6.4).
 
 commands/ holds one module per command group, each command a thin shell over one use case; the
 modules beside it (catalog, keys, key_rotation, migrations, citus, demo_ari, privacy) are the
@@ -11,7 +11,8 @@ import click
 from flask import Flask
 
 from connectivity.operator.commands import (ari, catalog, changes, citus, db, distribution,
-                                            events, keys, privacy, reconciliation, webhooks)
+                                            events, hotel_bookings, keys, privacy,
+                                            reconciliation, webhooks)
 from connectivity.settings import Settings, SettingsError
 
 # What an operator types to give the CLI its settings (the README's "Operators").
@@ -22,7 +23,7 @@ HOW_TO_SET = ("set them in the environment: `set -a; . .local/env; set +a` (writ
 
 def register_cli(app: Flask) -> None:
     for command_group in (db, catalog, keys, distribution, ari, changes, events, reconciliation,
-                          citus, privacy, webhooks):
+                          hotel_bookings, citus, privacy, webhooks):
         app.cli.add_command(command_group.group)
 
 

@@ -61,11 +61,13 @@ def run_node(node: str, args: list[str], env: dict | None = None) -> str:
 
 def test_end_to_end_against_the_service(node, issue, demo, live_origin, worker, services):
     env = {**os.environ, "PCS_URL": live_origin, "PCS_PULL_TOKEN": issue("pull").token,
-           "PCS_PUSH_TOKEN": issue("push").token, "PCS_REFERENCE": "TS-CLIENT-1"}
+           "PCS_PUSH_TOKEN": issue("push").token, "PCS_REFERENCE": "TS-CLIENT-1",
+           "PCS_CHANNEL_TOKEN": issue("push", partner="lisboa-cm", signed=False).token}
     seen = json.loads(run_node(node, ["test/e2e.mjs"], env).strip().splitlines()[-1])
     assert seen["reference"] == "TS-CLIENT-1" and seen["batch_status"] == "partially_applied"
     assert seen["sleeps"] == [1, 1]   # Retry-After: 1, three attempts in all
     assert seen["changes"] >= 1
+    assert seen["hotel_confirmation_code"] == "LIS-77"
     assert (seen["listed"], len(seen["events"]), seen["reservation_versions"]) == (2, 3, 1)
     with psycopg.connect(services.database_url) as conn:   # booked twice: one booking
         assert conn.execute("SELECT count(*), min(status) FROM bookings "
@@ -210,6 +212,9 @@ OPERATIONS = {
     "pushAri": ("put", "/ari", "202", None),
     "pushRestrictions": ("put", "/ari/restrictions", "202", None),
     "getReservation": ("get", "/reservations/{reference}", "200", None),
+    "hotelBooking": ("get", "/hotel-bookings/{confirmationNumber}", "200", "hotel_booking"),
+    "acknowledge": ("post", "/hotel-bookings/{confirmationNumber}/acknowledge", "200",
+                    "hotel_booking"),
     "batch": ("get", "/ari/batches/{batchId}", "200", None),
     "waitForBatch": ("get", "/ari/batches/{batchId}", "200", None),
 }
@@ -234,7 +239,8 @@ def test_each_method_answers_its_operations_schema(description):
 # comes with the cursor after it.
 ITERATORS = {"listBookings": ("/bookings", "bookings", False),
              "changes": ("/availability/changes", "changes", True),
-             "events": ("/events", "events", True)}
+             "events": ("/events", "events", True),
+             "listHotelBookings": ("/hotel-bookings", "hotel_bookings", False)}
 
 
 def test_each_iterator_yields_its_operations_items(description):
