@@ -31,6 +31,10 @@ class Settings:
     # `privacy purge` replaces the personal fields of stays that ended more days ago than this
     # (docs/operations.md, "Guest data that expires").
     privacy_purge_after_days: int = 365
+    # A hotel booking whose current status its receiver has not acknowledged for this long is
+    # overdue (`hotel-bookings overdue`; docs/operations.md, "Hotel bookings nobody
+    # acknowledged").
+    hotel_ack_deadline_seconds: int = 1800
     quote_ttl_seconds: int = 900
     max_body_bytes: int = 8 * 1024 * 1024
     db_pool_size: int = 8
@@ -120,6 +124,7 @@ class Settings:
                 secret_key=env["SECRET_KEY"],
                 secret_key_previous=previous,
                 privacy_purge_after_days=int(env.get("PRIVACY_PURGE_AFTER_DAYS", 365)),
+                hotel_ack_deadline_seconds=int(env.get("HOTEL_ACK_DEADLINE_SECONDS", 1800)),
                 quote_ttl_seconds=int(env.get("QUOTE_TTL_SECONDS", 900)),
                 max_body_bytes=int(env.get("MAX_BODY_BYTES", 8 * 1024 * 1024)),
                 # A web process runs WEB_THREADS requests at once and each holds one database
@@ -181,6 +186,8 @@ class Settings:
             raise SettingsError("SEARCH_MODEL_WINDOW_DAYS must be 2 to 1000")
         if settings.privacy_purge_after_days < 1:
             raise SettingsError("PRIVACY_PURGE_AFTER_DAYS must be at least 1")
+        if settings.hotel_ack_deadline_seconds < 1:
+            raise SettingsError("HOTEL_ACK_DEADLINE_SECONDS must be at least 1")
         return settings
 
     @property

@@ -1,5 +1,5 @@
 """The operators' CLI of contract section 9: `flask --app app db|catalog|keys|distribution ...`,
-`privacy purge`, and `citus distribute` (docs/operations.md 6.4).
+`privacy purge`, `hotel-bookings overdue`, and `citus distribute` (docs/operations.md 6.4).
 
 commands/ holds one module per command group, each command a thin shell over one use case; the
 modules beside it (catalog, keys, key_rotation, migrations, citus, demo_ari, privacy) are the
@@ -12,7 +12,8 @@ from flask import Flask
 from flask.cli import AppGroup, FlaskGroup
 
 from connectivity.operator.commands import (ari, catalog, changes, citus, db, distribution,
-                                            events, keys, privacy, reconciliation, webhooks)
+                                            events, hotel_bookings, keys, privacy,
+                                            reconciliation, webhooks)
 from connectivity.operator.commands.context import SETTINGS_MISSING
 from connectivity.settings import Settings, SettingsError
 
@@ -24,7 +25,7 @@ HOW_TO_SET = ("set them in the environment: `set -a; . .local/env; set +a` (writ
 
 def register_cli(app: Flask) -> None:
     for command_group in (db, catalog, keys, distribution, ari, changes, events, reconciliation,
-                          citus, privacy, webhooks):
+                          hotel_bookings, citus, privacy, webhooks):
         app.cli.add_command(command_group.group)
 
 

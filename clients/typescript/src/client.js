@@ -17,6 +17,7 @@ export const API_PREFIX = "/api/connectivity/v1";
 // patterns for them.
 const REFERENCE_RE = /^[A-Za-z0-9._-]{1,120}$/;
 const BATCH_ID_RE = /^[A-Za-z0-9-]{1,64}$/;
+const CONFIRMATION_NUMBER_RE = /^PCS-[A-Z0-9]{12}$/;
 const SIGNED_CLOCK_TOLERANCE = 300; // seconds, contract section 2
 const FINAL = ["applied", "partially_applied", "rejected", "failed"];
 const encoder = new TextEncoder();
@@ -40,6 +41,11 @@ function segment(value, pattern, what) {
     throw new InvalidRequest(`${what} ${JSON.stringify(value)} does not match ${pattern.source}`);
   }
   return encodeURIComponent(value);
+}
+
+function hotelBookingPath(confirmationNumber) {
+  return "/hotel-bookings/" + segment(confirmationNumber, CONFIRMATION_NUMBER_RE,
+    "confirmation number");
 }
 
 // `fields` without the ones left out (undefined or null): the service's defaults apply.
@@ -317,6 +323,38 @@ export class Client {
   }
 
   // -- push side ------------------------------------------------------------------------------
+
+  // The bookings other partners made on the hotels whose bookings you receive (contract 13.2),
+  // matching `filters` (hotelCode, status, acknowledged: false for what your property system
+  // still has to load, limit), oldest created first, following the pages. The filters are
+  // checked at the call.
+  listHotelBookings(filters) {
+    const { hotelCode, status, acknowledged, limit } =
+      checkOptions(filters, "listHotelBookings()");
+    return this._hotelBookings({ hotel_code: hotelCode, status, acknowledged, limit });
+  }
+
+  async *_hotelBookings(query) {
+    for await (const [hotelBooking] of this._follow("/hotel-bookings", "hotel_bookings", null,
+      query)) {
+      yield hotelBooking;
+    }
+  }
+
+  async hotelBooking(confirmationNumber) {
+    return (await this.request("GET", hotelBookingPath(confirmationNumber))).hotel_booking;
+  }
+
+  // Say your property system has loaded the booking in `status`, with the hotel's own code if
+  // given (the booking partner then sees it). Rejects with ApiError `status_changed` (409, the
+  // current status in `details.status`) when the booking is no longer in that status: load the
+  // newer state, then acknowledge it. Safe to repeat.
+  async acknowledge(confirmationNumber, status, options) {
+    const { hotelConfirmationCode } = checkOptions(options, "acknowledge()");
+    const body = given({ status, hotel_confirmation_code: hotelConfirmationCode });
+    return (await this.request("POST", hotelBookingPath(confirmationNumber) + "/acknowledge",
+      { body, repeatable: true })).hotel_booking;
+  }
 
   pushAri(hotelCode, items) {
     return this.request("PUT", "/ari", { body: { hotel_code: hotelCode, items: [...items] } });

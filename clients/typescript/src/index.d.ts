@@ -55,6 +55,21 @@ export interface BookingFilters {
   limit?: number;
 }
 
+/** Filters of `listHotelBookings` (GET /hotel-bookings; `hotelCode` sent as `hotel_code`). */
+export interface HotelBookingFilters {
+  hotelCode?: string;
+  status?: schema.HotelBooking["status"];
+  /** false: only what your property system has not acknowledged yet */
+  acknowledged?: boolean;
+  /** hotel bookings per page (50; 1-200) */
+  limit?: number;
+}
+
+export interface AcknowledgeOptions {
+  /** The hotel's own confirmation code; replaces the stored one, left out keeps it. */
+  hotelConfirmationCode?: string;
+}
+
 export interface EventsOptions {
   /** Without a cursor: "oldest" (the oldest event kept, default) or "latest" (from now). */
   start?: "oldest" | "latest";
@@ -128,6 +143,11 @@ export declare class Client {
     AsyncGenerator<[schema.Change, string], void, void>;
   events(cursor?: string | null, options?: EventsOptions):
     AsyncGenerator<[schema.Event, string], void, void>;
+  listHotelBookings(filters?: HotelBookingFilters):
+    AsyncGenerator<schema.HotelBooking, void, void>;
+  hotelBooking(confirmationNumber: string): Promise<schema.HotelBookingData["hotel_booking"]>;
+  acknowledge(confirmationNumber: string, status: schema.HotelBooking["status"],
+              options?: AcknowledgeOptions): Promise<schema.HotelBookingData["hotel_booking"]>;
   pushAri(hotelCode: string, items: schema.AriItem[]): Promise<schema.BatchAccepted>;
   pushRestrictions(hotelCode: string,
                    items: schema.RestrictionItem[]): Promise<schema.BatchAccepted>;

@@ -54,6 +54,8 @@ const OPTIONS = {
                      "checkInTo", "limit"],
   "changes()": ["limit", "pollSeconds"],
   "events()": ["start", "types", "limit", "pollSeconds"],
+  "listHotelBookings()": ["hotelCode", "status", "acknowledged", "limit"],
+  "acknowledge()": ["hotelConfirmationCode"],
   "waitForBatch()": ["timeout", "every"],
   "verifyWebhook()": ["toleranceSeconds", "now"],
   "signedHeaders()": ["timestamp", "nonce"],

@@ -2,7 +2,8 @@
 // order, idempotent bookings, retrieval and the event log, errors, retries after Retry-After,
 // signing and the clock.
 // tests/system/clients/test_typescript_client.py runs it against the live test service; run it
-// against your own sandbox with PCS_URL, PCS_PULL_TOKEN and PCS_PUSH_TOKEN set (npm test).
+// against your own sandbox with PCS_URL, PCS_PULL_TOKEN and PCS_PUSH_TOKEN set (npm test), and
+// PCS_CHANNEL_TOKEN for the hotel's side (the demo-channel key).
 // It prints one JSON line of what it saw, and exits non-zero at the first surprise.
 //
 // A sandbox already used (by an earlier run, the walk-through, your own tries) holds bookings
@@ -162,6 +163,27 @@ for (const until = Date.now() + 60000; !changes.some((c) => c.hotel_code === "AC
   await new Promise((resolve) => setTimeout(resolve, 200));
 }
 seen.changes = changes.length;
+
+// the hotel's side (PCS_CHANNEL_TOKEN: lisboa-cm, ACME-LIS's receiver in the demo catalogue):
+// what it has not loaded yet, its acknowledgement with the hotel's code, which acme then sees
+if (process.env.PCS_CHANNEL_TOKEN) {
+  const channel = new Client(PCS_URL, process.env.PCS_CHANNEL_TOKEN);
+  // this run's among them (a used sandbox holds others: the walk-through's, earlier runs')
+  const mine = new Set([booked, other].map((b) => b.booking.confirmation_number));
+  const waiting = (await collect(channel.listHotelBookings({ acknowledged: false, limit: 1 })))
+    .filter((b) => mine.has(b.confirmation_number));
+  assert.deepEqual(waiting.map((b) => [b.confirmation_number, b.status]), [
+    [booked.booking.confirmation_number, "cancelled"],
+    [other.booking.confirmation_number, "confirmed"]]);
+  const loaded = await channel.acknowledge(other.booking.confirmation_number, "confirmed",
+                                           { hotelConfirmationCode: "LIS-77" });
+  assert.deepEqual([loaded.acknowledged, loaded.hotel_confirmation_code], [true, "LIS-77"]);
+  assert.deepEqual(await channel.hotelBooking(other.booking.confirmation_number), loaded);
+  assert.equal((await pull.booking(`${reference}-B`)).hotel_confirmation_code, "LIS-77");
+  await assert.rejects(channel.acknowledge(booked.booking.confirmation_number, "confirmed"),
+    (error) => error.code === "status_changed" && error.details.status === "cancelled");
+  seen.hotel_confirmation_code = loaded.hotel_confirmation_code;
+}
 
 // a clock 10 minutes behind: stale_request says by how much, and clockOffset makes up for it
 const late = new Client(PCS_URL, PCS_PUSH_TOKEN, { signed: true, clockOffset: -600 });

@@ -252,6 +252,47 @@ def test_bookings_listed_reservations_read_and_events_followed(pull, push, db):
     assert [e.data["code"] for e in flagged] == ["nightly_rates_missing"]
 
 
+@pytest.fixture
+def channel(issue, demo, live_origin):
+    """lisboa-cm: the demo catalogue makes it ACME-LIS's receiver (CM-* codes)."""
+    with Client(live_origin, issue("push", partner="lisboa-cm", signed=False).token,
+                sleep=Sleeps()) as client:
+        yield client
+
+
+def test_hotel_bookings_listed_acknowledged_and_seen_by_the_booking_partner(pull, channel):
+    check_in, check_out = next_week()
+    quote = pull.quote("ACME-LIS", "ACME-DBL", "ACME-BAR", check_in, check_out)
+    made = [pull.book(quote, guests=GUESTS, contact=CONTACT, partner_reference=f"HB-{i}")
+            .booking for i in range(2)]
+    waiting = list(channel.list_hotel_bookings(acknowledged=False))
+    assert [b.confirmation_number for b in waiting] == [b.confirmation_number for b in made]
+    first = waiting[0]
+    assert (first.hotel_code, first.room_type_code, first.rate_plan_code, first.channel_name,
+            first.unmapped, first.acknowledged) == ("CM-LIS", "CM-DBL", "CM-BAR", "Acme Travel",
+                                                    (), False)
+    done = channel.acknowledge(first.confirmation_number, "confirmed",
+                               hotel_confirmation_code="LIS-4711")
+    assert (done.acknowledged, done.hotel_confirmation_code) == (True, "LIS-4711")
+    assert channel.hotel_booking(first.confirmation_number) == done
+    assert [b.confirmation_number for b in channel.list_hotel_bookings(acknowledged=False)] == [
+        made[1].confirmation_number]
+    assert [b.confirmation_number for b in channel.list_hotel_bookings(acknowledged=True)] == [
+        first.confirmation_number]
+    seen = pull.booking("HB-0")
+    assert (seen.hotel_confirmation_code, seen.hotel_acknowledged_at) == ("LIS-4711",
+                                                                         done.acknowledged_at)
+    assert pull.booking("HB-1").hotel_confirmation_code is None
+    pull.cancel("HB-0")
+    with pytest.raises(ApiError) as refused:
+        channel.acknowledge(first.confirmation_number, "confirmed")
+    assert (refused.value.status, refused.value.code, refused.value.details) == (
+        409, "status_changed", {"status": "cancelled"})
+    assert channel.acknowledge(first.confirmation_number, "cancelled").acknowledged is True
+    with pytest.raises(InvalidRequest):  # not a confirmation number: never sent
+        channel.hotel_booking("HB-0")
+
+
 class Recorded(httpx.BaseTransport):
     """Records what would be sent, and answers nothing."""
 
@@ -278,6 +319,9 @@ class Recorded(httpx.BaseTransport):
     (lambda c: c.events(poll=5), "poll", "poll_seconds"),
     (lambda c: c.changes(limt=5), "limt", "limit"),
     (lambda c: c.wait_for_batch("b-1", every_seconds=1), "every_seconds", "every"),
+    (lambda c: c.list_hotel_bookings(acknowleged=False), "acknowleged", "acknowledged"),
+    (lambda c: c.acknowledge("PCS-ABCDEFGHJKLM", "confirmed", hotelConfirmationCode="X"),
+     "hotelConfirmationCode", "hotel_confirmation_code"),
     (lambda c: c.request("GET", "/ping", params={}), "params", None),
     (lambda c: Client("http://127.0.0.1:9", "k.s", maxAttempts=2), "maxAttempts", "max_attempts"),
     (lambda c: verify_webhook({}, b"", "whsec_", toleranceSeconds=1), "toleranceSeconds",

@@ -68,13 +68,15 @@ def end_to_end(node: str, env: dict) -> dict:
     assert seen["batch_status"] == "partially_applied"
     assert seen["sleeps"] == [1, 1]   # Retry-After: 1, three attempts in all
     assert seen["changes"] >= 1
+    assert seen["hotel_confirmation_code"] == "LIS-77"
     assert (seen["listed"], len(seen["events"]), seen["reservation_versions"]) == (2, 3, 1)
     return seen
 
 
 def test_end_to_end_against_the_service(node, issue, demo, live_origin, worker, services):
     env = {**os.environ, "PCS_URL": live_origin, "PCS_PULL_TOKEN": issue("pull").token,
-           "PCS_PUSH_TOKEN": issue("push").token, "PCS_REFERENCE": "TS-CLIENT-1"}
+           "PCS_PUSH_TOKEN": issue("push").token, "PCS_REFERENCE": "TS-CLIENT-1",
+           "PCS_CHANNEL_TOKEN": issue("push", partner="lisboa-cm", signed=False).token}
     assert end_to_end(node, env)["reference"] == "TS-CLIENT-1"
     with psycopg.connect(services.database_url) as conn:   # booked twice: one booking
         assert conn.execute("SELECT count(*), min(status) FROM bookings "
@@ -102,7 +104,7 @@ def test_end_to_end_twice_on_a_sandbox_the_walkthrough_used(node, issue, demo, l
                           env={**os.environ, "PATH": path}, timeout=180)
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
     env = {**os.environ, "PCS_URL": live_origin, "PCS_PULL_TOKEN": pull.token,
-           "PCS_PUSH_TOKEN": push.token}
+           "PCS_PUSH_TOKEN": push.token, "PCS_CHANNEL_TOKEN": channel.token}
     env.pop("PCS_REFERENCE", None)
     first, second = end_to_end(node, env), end_to_end(node, env)
     assert first["reference"] != second["reference"]
@@ -269,6 +271,9 @@ OPERATIONS = {
     "pushAri": ("put", "/ari", "202", None),
     "pushRestrictions": ("put", "/ari/restrictions", "202", None),
     "getReservation": ("get", "/reservations/{reference}", "200", None),
+    "hotelBooking": ("get", "/hotel-bookings/{confirmationNumber}", "200", "hotel_booking"),
+    "acknowledge": ("post", "/hotel-bookings/{confirmationNumber}/acknowledge", "200",
+                    "hotel_booking"),
     "batch": ("get", "/ari/batches/{batchId}", "200", None),
     "waitForBatch": ("get", "/ari/batches/{batchId}", "200", None),
 }
@@ -293,7 +298,8 @@ def test_each_method_answers_its_operations_schema(description):
 # comes with the cursor after it.
 ITERATORS = {"listBookings": ("/bookings", "bookings", False),
              "changes": ("/availability/changes", "changes", True),
-             "events": ("/events", "events", True)}
+             "events": ("/events", "events", True),
+             "listHotelBookings": ("/hotel-bookings", "hotel_bookings", False)}
 
 
 def test_each_iterator_yields_its_operations_items(description):

@@ -31,6 +31,7 @@ API_PREFIX = "/api/connectivity/v1"
 # patterns for them. Anything else is left for the service to judge.
 REFERENCE_RE = re.compile(r"^[A-Za-z0-9._-]{1,120}$")
 BATCH_ID_RE = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+CONFIRMATION_NUMBER_RE = re.compile(r"^PCS-[A-Z0-9]{12}$")
 SIGNED_CLOCK_TOLERANCE = 300  # seconds, contract section 2
 
 
@@ -269,18 +270,21 @@ class Client:
         """Every booking of the caller matching the filters given (dates and timestamps as
         objects or ISO text), oldest created first, following the pages (contract 12.1). The
         filters are checked at the call, before the first page is read."""
-        filters = _given(hotel_code=hotel_code, status=status, created_from=created_from,
-                         created_to=created_to, check_in_from=check_in_from,
-                         check_in_to=check_in_to, limit=limit)
-        return self._bookings({name: (value.isoformat()
-                                      if isinstance(value, (dt.date, dt.datetime)) else value)
-                               for name, value in filters.items()})
+        return map(models.Booking.from_data, self._pages("/bookings", "bookings", dict(
+            hotel_code=hotel_code, status=status, created_from=created_from,
+            created_to=created_to, check_in_from=check_in_from, check_in_to=check_in_to,
+            limit=limit)))
 
-    def _bookings(self, query: dict) -> Iterator[models.Booking]:
+    def _pages(self, path: str, items: str, filters: dict) -> Iterator[dict]:
+        """Every entry of a cursor-paged listing, following `next_cursor` with the same
+        filters (dates and timestamps as ISO text, booleans as true / false)."""
+        query = {name: (value.isoformat() if isinstance(value, (dt.date, dt.datetime))
+                        else str(value).lower() if isinstance(value, bool) else value)
+                 for name, value in filters.items() if value is not None}
         cursor = None
         while True:
-            page = self.request("GET", "/bookings", query={**query, "cursor": cursor})
-            yield from (models.Booking.from_data(b) for b in page["bookings"])
+            page = self.request("GET", path, query={**query, "cursor": cursor})
+            yield from page[items]
             if not page["has_more"]:
                 return
             cursor = page["next_cursor"]
@@ -352,6 +356,40 @@ class Client:
         data = self.request("PUT", "/ari/restrictions",
                             body={"hotel_code": hotel_code, "items": list(items)})
         return models.BatchAccepted(data["batch_id"], data["status"], data["item_count"])
+
+    @checks_options
+    def list_hotel_bookings(self, *, hotel_code: Optional[str] = None,
+                            status: Optional[str] = None, acknowledged: Optional[bool] = None,
+                            limit: Optional[int] = None) -> Iterator[models.HotelBooking]:
+        """The bookings other partners made on the hotels whose bookings you receive
+        (contract 13.2), matching the filters given (`acknowledged=False`: what your property
+        system still has to load), oldest first, following the pages."""
+        return map(models.HotelBooking.from_data, self._pages(
+            "/hotel-bookings", "hotel_bookings", dict(hotel_code=hotel_code, status=status,
+                                                      acknowledged=acknowledged, limit=limit)))
+
+    def hotel_booking(self, confirmation_number: str) -> models.HotelBooking:
+        return models.HotelBooking.from_data(self.request(
+            "GET", self._hotel_booking_path(confirmation_number))["hotel_booking"])
+
+    @checks_options
+    def acknowledge(self, confirmation_number: str, status: str, *,
+                    hotel_confirmation_code: Optional[str] = None) -> models.HotelBooking:
+        """Say your property system has loaded the booking in `status`, optionally with the
+        hotel's own confirmation code (which the booking partner then sees). Raises ApiError
+        `status_changed` (409, the current status in `details["status"]`) when the booking is no
+        longer in that status: load the newer state, then acknowledge it. Safe to repeat."""
+        body = {"status": status}
+        if hotel_confirmation_code is not None:
+            body["hotel_confirmation_code"] = hotel_confirmation_code
+        data = self.request("POST", self._hotel_booking_path(confirmation_number) + "/acknowledge",
+                            body=body, repeatable=True)
+        return models.HotelBooking.from_data(data["hotel_booking"])
+
+    def _hotel_booking_path(self, confirmation_number: str) -> str:
+        return "/hotel-bookings/" + self._path_segment(confirmation_number,
+                                                       CONFIRMATION_NUMBER_RE,
+                                                       "confirmation number")
 
     def get_reservation(self, partner_reference: str) -> models.ReservationRecord:
         path = "/reservations/" + self._path_segment(partner_reference, REFERENCE_RE,
