@@ -50,6 +50,9 @@ await assert.rejects(client.search(["H"], "2027-03-01", "2027-03-03", { ocupancy
                      refusal("ocupancy", "occupancy", "search()"));
 await assert.rejects(client.quote("H", "R", "P", "2027-03-01", "2027-03-03", { room: 2 }),
                      refusal("room", "rooms", "quote()"));
+await assert.rejects(
+  client.acknowledge("PCS-ABCDEFGHJKLM", "confirmed", { hotel_confirmation_code: "LIS-1" }),
+  refusal("hotel_confirmation_code", "hotelConfirmationCode", "acknowledge()"));
 await assert.rejects(client.waitForBatch("b-1", { interval: 1 }),
                      (error) => error instanceof UnknownOption);
 await assert.rejects(client.request("GET", "/ping", { params: {} }),
@@ -61,6 +64,8 @@ await assert.rejects(signedHeaders("k", "s", "GET", "/", "", { time_stamp: 1 }),
 // The iterators refuse at the call, before the first page is asked for.
 assert.throws(() => client.listBookings({ check_in_from: "2027-03-01" }),
               refusal("check_in_from", "checkInFrom", "listBookings()"));
+assert.throws(() => client.listHotelBookings({ hotel_code: "CM-LIS" }),
+              refusal("hotel_code", "hotelCode", "listHotelBookings()"));
 assert.throws(() => client.events(null, { poll_seconds: 5 }),
               refusal("poll_seconds", "pollSeconds", "events()"));
 assert.throws(() => client.changes(null, { limt: 5 }), refusal("limt", "limit", "changes()"));
