@@ -33,8 +33,8 @@ class ErrorCode:
 
 
 # In the contract's order; the 401s in the order the checks run (contract section 2).
-# Contract section 12's codes (limit_reached, idempotency_key_reused) join with the operations
-# that raise them.
+# Contract sections 12 and 13's codes (limit_reached, idempotency_key_reused, status_changed)
+# join with the operations that raise them.
 CATALOGUE: tuple[ErrorCode, ...] = (
     ErrorCode(400, "malformed_json", "the body is not well-formed JSON",
               "fix the body", framework_message="the body is not well-formed JSON",
@@ -212,9 +212,16 @@ CATALOGUE: tuple[ErrorCode, ...] = (
               fix="Quote the stay again and book with the new token."),
     ErrorCode(409, "quote_mismatch", "the quote token was issued for another stay or partner",
               "quote this stay",
+              details=(
+                  "with `details.fields`: each field of the stay that differs from the one quoted "
+                  "(`hotel_code`, `room_type_code`, `rate_plan_code`, `check_in`, `check_out`, "
+                  "`rooms`, `occupancy`), with its `quoted` and `requested` values"),
               cause=(
-                  "The booking's stay (hotel, room type, plan, dates, rooms) differs from the one "
-                  "quoted, or the token was issued to another partner."),
+                  "The booking's stay (hotel, room type, plan, dates, rooms, guests per room) "
+                  "differs from the one quoted, or the token was issued to another partner "
+                  "(then `details.fields` is empty). `occupancy` is the guests per room as priced, "
+                  "rooms in a fixed order; a `quoted` value too long to carry in the token is "
+                  "null."),
               fix="Book exactly the stay that was quoted, or quote the stay you mean to book."),
     ErrorCode(409, "penalty_exceeds_expectation",
               "the cancellation penalty is above `expected_penalty_amount`",
@@ -226,6 +233,19 @@ CATALOGUE: tuple[ErrorCode, ...] = (
               fix=(
                   "Tell the guest the penalty (`details.penalty_amount`, `details.currency`), then "
                   "cancel again with that amount as `expected_penalty_amount`.")),
+    ErrorCode(409, "status_changed",
+              "the booking's status is no longer the one acknowledged; nothing was stored",
+              "load the booking's current status into the hotel's system, then acknowledge that",
+              details="with the booking's current `details.status`",
+              cause=(
+                  "`POST /hotel-bookings/{confirmationNumber}/acknowledge` named a status the "
+                  "booking no longer has: the booking partner cancelled it after the hotel's "
+                  "system read it (or the acknowledgement named `cancelled` for a booking still "
+                  "confirmed)."),
+              fix=(
+                  "Read the booking again (`GET /hotel-bookings/{confirmationNumber}`, or the "
+                  "`hotel_booking.cancelled` event), load that state into the hotel's system, "
+                  "and acknowledge it with `status` as in `details.status`.")),
     ErrorCode(410, "cursor_expired",
               "the cursor is older than what its log keeps (changes, events), or not one this key "
               "was given",
@@ -322,7 +342,7 @@ BY_CODE: dict[str, ErrorCode] = {entry.code: entry for entry in CATALOGUE}
 
 
 # The docs page (connectivity/web/docs_page) holds a section per code, which `error.doc_url`
-# links to; a path on the service itself, so that it is right behind any host name or proxy.
+# links to: this path, after the origin the partner reached (web/envelope.py public_origin).
 DOCS_PAGE_PATH = f"{API_PREFIX}/docs"
 
 
@@ -424,7 +444,8 @@ def partners_page(max_body_bytes: int) -> str:
         *table(max_body_bytes),
         "",
         "Each error body's `error.doc_url` links to the code's section on the docs page",
-        f"(`{DOCS_PAGE_PATH}#error-<code>`), which says what follows here.",
+        f"(`https://<the service's host>{DOCS_PAGE_PATH}#error-<code>`, an absolute URL),",
+        "which says what follows here.",
         "",
         *_section_lines(max_body_bytes),
         "Generated from `connectivity/web/catalogue.py`: "

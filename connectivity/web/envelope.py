@@ -5,15 +5,22 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from flask import Response, g, jsonify
+from flask import Response, g, jsonify, request
 from marshmallow import fields, pre_dump
 
 from connectivity.web.schema import Schema
 from connectivity.web.catalogue import doc_url
+from connectivity.web.services import services
 
 
 def request_id() -> str:
     return getattr(g, "request_id", "")
+
+
+def public_origin() -> str:
+    """Where the partner reached this service, without a trailing '/': PUBLIC_BASE_URL when
+    it is set (behind a proxy that changes the scheme or host), else the request's origin."""
+    return services().settings.public_base_url or request.root_url.rstrip("/")
 
 
 def error_response(status: int, code: str, message: str, details: dict | None = None,
@@ -22,7 +29,7 @@ def error_response(status: int, code: str, message: str, details: dict | None = 
     g.error_code = code  # for the metrics of the request (connectivity/metrics/http.py)
     if details:
         error["details"] = details
-    error["doc_url"] = doc_url(code)
+    error["doc_url"] = public_origin() + doc_url(code)
     response = jsonify({"success": False, "error": error, "request_id": request_id()})
     response.status_code = status
     for name, value in (headers or {}).items():
@@ -40,8 +47,8 @@ class ErrorSchema(Schema):
     details = fields.Dict(metadata={"description": "machine-readable facts for some codes"})
     doc_url = fields.String(required=True, metadata={
         "description": "the docs page's section on this code: why it happens and how to fix it "
-                       "(a path on this service)",
-        "example": "/api/connectivity/v1/docs#error-invalid_signature"})
+                       "(an absolute URL on this service)",
+        "example": "https://api.example.com/api/connectivity/v1/docs#error-invalid_signature"})
 
 
 class ErrorEnvelopeSchema(Schema):
