@@ -40,10 +40,13 @@ CATALOGUE: tuple[ErrorCode, ...] = (
               "fix the body", framework_message="the body is not well-formed JSON",
               cause=(
                   "The body was cut short, built by string concatenation, or carries a trailing "
-                  "comma, single quotes, a comment, NaN or Infinity: none of those is JSON."),
+                  "comma, single quotes, a comment, NaN or Infinity: none of those is JSON. Also "
+                  "refused, though a parser may take them: arrays and objects nested deeper than "
+                  "64 levels, a key twice in one object, a number beyond a 64-bit float's range "
+                  "(`1e400`) or of more than 4,300 digits, and bytes that are not UTF-8."),
               fix=(
                   "Serialise the body with a JSON library and send the bytes it produced; `message`"
-                  " names where the parser stopped.")),
+                  " names where the parser stopped, or what it refused.")),
     ErrorCode(401, "missing_credentials", "no credentials were sent",
               "send the token as issued, do not retry",
               cause=(
