@@ -420,6 +420,8 @@ def partners_page(max_body_bytes: int) -> str:
         "Every failure is answered in one envelope:",
         "`{\"success\": false, \"error\": {\"code\", \"message\", \"details\", \"doc_url\"}, "
         "\"request_id\"}`.",
+        "`details` is always there: an object of machine-readable facts (the codes below that",
+        "have some name them), `{}` when the code has none; more facts may be added to it.",
         "Branch on `error.code`, never on `error.message`; quote `request_id` (also the",
         "`X-Request-Id` header) to support. New codes may be added; none is renamed or reused for",
         "another cause.",

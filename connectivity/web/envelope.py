@@ -18,11 +18,10 @@ def request_id() -> str:
 
 def error_response(status: int, code: str, message: str, details: dict | None = None,
                    headers: dict[str, str] | None = None) -> Response:
-    error: dict[str, Any] = {"code": code, "message": message}
+    # `details` is always there, `{}` when the code has no facts to add (contract section 1).
+    error: dict[str, Any] = {"code": code, "message": message, "details": details or {},
+                             "doc_url": doc_url(code)}
     g.error_code = code  # for the metrics of the request (connectivity/metrics/http.py)
-    if details:
-        error["details"] = details
-    error["doc_url"] = doc_url(code)
     response = jsonify({"success": False, "error": error, "request_id": request_id()})
     response.status_code = status
     for name, value in (headers or {}).items():
@@ -37,7 +36,9 @@ def success_body(data: dict) -> dict:
 class ErrorSchema(Schema):
     code = fields.String(required=True, metadata={"description": "machine-readable; branch on it"})
     message = fields.String(required=True, metadata={"description": "human text; never branch on it"})
-    details = fields.Dict(metadata={"description": "machine-readable facts for some codes"})
+    details = fields.Dict(required=True, metadata={
+        "description": "machine-readable facts for some codes (each code's description names "
+                       "them); `{}` when the code has none"})
     doc_url = fields.String(required=True, metadata={
         "description": "the docs page's section on this code: why it happens and how to fix it "
                        "(a path on this service)",
