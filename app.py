@@ -40,7 +40,7 @@ from connectivity.web.routing import register_converters
 from connectivity.settings import Settings
 from connectivity.webhooks.routes import blp as webhooks_blp
 from connectivity.web.wire import (assign_request_id, enforce_body_cap, finish_response,
-                                   parse_json_body)
+                                   forget_request, parse_json_body)
 
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, ari_blp,
                   reservations_blp, events_blp, webhooks_blp)
@@ -125,6 +125,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     for hook in (assign_request_id, enforce_body_cap, guard_request, parse_json_body):
         app.before_request(hook)
     app.after_request(finish_response)
+    app.teardown_request(forget_request)
     for blueprint in API_BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(health_blp)

@@ -42,6 +42,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -130,7 +131,11 @@ def _watch_parent(scheduler: RQScheduler, parent_pid: int) -> None:
 
 
 def _run_spawned(scheduler: "SpawnedScheduler", logging_level) -> None:
-    # A spawned child starts with no logging set up (RQ's forked one inherits the worker's).
+    # A spawned child starts with no logging set up (RQ's forked one inherits the worker's):
+    # the worker's own set-up when it gave one (its JSON lines), else RQ's.
+    if scheduler.configure_logging is not None:
+        scheduler.configure_logging(logging.getLevelName(logging_level)
+                                    if isinstance(logging_level, int) else logging_level)
     setup_loghandlers(level=logging_level, name="rq.scheduler",
                       log_format=DEFAULT_LOGGING_FORMAT, date_format=DEFAULT_LOGGING_DATE_FORMAT)
     threading.Thread(target=_watch_parent, args=(scheduler, scheduler.worker_pid),
@@ -144,6 +149,9 @@ class SpawnedScheduler(RQScheduler):
     logging_level: str | int = logging.INFO
     # The worker process that started the scheduler (recorded in its hash for the next worker).
     worker_pid: int = 0
+    # What sets up the child's logging, from the level's name (a module-level function: it is
+    # pickled by name); None: RQ's own handlers.
+    configure_logging: Callable[[str], None] | None = None
 
     def __getstate__(self):
         # What crosses to the child: no process handle (not picklable) and no connection.
@@ -175,6 +183,9 @@ class SpawnedSchedulerWorker:
     """A mixin for an RQ worker class (before it in the bases): its scheduler is a
     SpawnedScheduler, started as RQ starts its own."""
 
+    # SpawnedScheduler.configure_logging for the worker's schedulers.
+    scheduler_logging: Callable[[str], None] | None = None
+
     def _start_scheduler(self, burst: bool = False, logging_level: str | None = "INFO",
                          date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
                          log_format: str = DEFAULT_LOGGING_FORMAT):
@@ -183,6 +194,7 @@ class SpawnedSchedulerWorker:
                                           logging_level=level, date_format=date_format,
                                           log_format=log_format, serializer=self.serializer)
         self.scheduler.logging_level = level
+        self.scheduler.configure_logging = self.scheduler_logging
         self.scheduler.acquire_locks()
         if self.scheduler.acquired_locks:
             if burst:

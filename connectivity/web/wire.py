@@ -163,6 +163,13 @@ def _unstorable_strings(value, path: str):
             yield from _unstorable_strings(item, f"{path}.{index}" if path else str(index))
 
 
+def forget_request(_exc=None) -> None:
+    """teardown_request: the request's log context ends with it, so that a later line of the
+    same thread (gunicorn refusing the next connection's request line, a pool's warning) does
+    not carry this request's id."""
+    structlog.contextvars.clear_contextvars()
+
+
 def finish_response(response: Response) -> Response:
     state, req = g._get_current_object(), request._get_current_object()
     headers = response.headers
