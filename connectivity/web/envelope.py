@@ -2,31 +2,52 @@
 
 from __future__ import annotations
 
+import json
+import uuid
 from functools import cache
-from typing import Any
 
 from flask import Response, g, jsonify
 from marshmallow import fields, pre_dump
 
 from connectivity.web.schema import Schema
-from connectivity.web.catalogue import doc_url
+from connectivity.web.catalogue import BY_CODE, doc_url
 
 
 def request_id() -> str:
     return getattr(g, "request_id", "")
 
 
+def error_body(code: str, message: str, details: dict | None, request_id: str) -> dict:
+    # `details` is always there, `{}` when the code has no facts to add (contract section 1).
+    return {"success": False,
+            "error": {"code": code, "message": message, "details": details or {},
+                      "doc_url": doc_url(code)},
+            "request_id": request_id}
+
+
 def error_response(status: int, code: str, message: str, details: dict | None = None,
                    headers: dict[str, str] | None = None) -> Response:
-    # `details` is always there, `{}` when the code has no facts to add (contract section 1).
-    error: dict[str, Any] = {"code": code, "message": message, "details": details or {},
-                             "doc_url": doc_url(code)}
     g.error_code = code  # for the metrics of the request (connectivity/metrics/http.py)
-    response = jsonify({"success": False, "error": error, "request_id": request_id()})
+    response = jsonify(error_body(code, message, details, request_id()))
     response.status_code = status
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
+
+
+# What gunicorn refuses before the app sees the request (web/request_limits.py).
+_REFUSED_BEFORE_THE_APP = {414: "uri_too_long", 431: "headers_too_large"}
+
+
+def refusal_before_the_app(status: int) -> tuple[bytes, str] | None:
+    """The JSON body of gunicorn's refusal with this status, and its new request id; None for a
+    status the service does not answer itself (adapters/gunicorn_errors.py)."""
+    code = _REFUSED_BEFORE_THE_APP.get(status)
+    if code is None:
+        return None
+    entry, new_id = BY_CODE[code], uuid.uuid4().hex
+    body = error_body(code, f"{entry.meaning}; {entry.action}", None, new_id)
+    return json.dumps(body).encode(), new_id
 
 
 def success_body(data: dict) -> dict:
