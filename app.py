@@ -16,6 +16,7 @@ from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.search_model import SearchModel
 from connectivity.availability.routes import blp as availability_blp
+from connectivity.bookings.confirmation import ConfirmationKey
 from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
@@ -98,6 +99,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     # Operator changes of what a key's row holds are announced after they commit, so every web
     # process's key cache drops its copies on the next request (auth/keycache.py).
     db.listen(KEY_STATE_CHANGED, guards.key_generation.replace)
+    vault = SigningVault(settings.secret_key, settings.secret_key_previous)
     built = services.Services(
         settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
@@ -105,7 +107,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         event_cursors=EventCursors(settings.secret_keys),
         booking_cursors=ListCursors(settings.secret_keys),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
-        vault=SigningVault(settings.secret_key, settings.secret_key_previous),
+        vault=vault, confirmation_key=ConfirmationKey(db, vault),
         search_model=SearchModel(
             reads, background=settings.search_model_loading == "background",
             refresh_seconds=settings.search_model_refresh_seconds,

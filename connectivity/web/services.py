@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from connectivity.auth.credentials import SigningVault
     from connectivity.auth.guards import Guards
     from connectivity.availability.feed_cursor import CursorSigner
+    from connectivity.bookings.confirmation import ConfirmationKey
     from connectivity.bookings.listing import ListCursors
     from connectivity.availability.search_model import SearchModel
     from connectivity.bookings.quote_token import QuoteTokens
@@ -44,6 +45,8 @@ class Services:
     quote_tokens: QuoteTokens
     # Seals the webhook endpoints' secrets (webhooks/), as the keys' signing secrets are sealed.
     vault: SigningVault
+    # The deployment's numbering of bookings (bookings/confirmation.py), read once.
+    confirmation_key: ConfirmationKey
     # Search's read model; None when SEARCH_READ_MODEL is off.
     search_model: SearchModel | None = None
 
