@@ -16,6 +16,7 @@ from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.read_model import SearchModel
 from connectivity.availability.routes import blp as availability_blp
+from connectivity.bookings.confirmation import ConfirmationKey
 from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
@@ -44,7 +45,7 @@ from connectivity.web.routing import register_converters
 from connectivity.settings import Settings
 from connectivity.webhooks.routes import blp as webhooks_blp
 from connectivity.web.wire import (assign_request_id, enforce_body_cap, finish_response,
-                                   parse_json_body)
+                                   forget_request, parse_json_body)
 
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, hotel_bookings_blp,
                   ari_blp, reservations_blp, events_blp, webhooks_blp)
@@ -113,6 +114,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     # Writes that reads must reflect move the read fence after they commit and before anyone is
     # told (store/read_fence.py). A route answers whatever happens: the write is committed.
     db.listen(READS_CHANGED, read_fence.move_or_warn)
+    vault = SigningVault(settings.secret_key, settings.secret_key_previous)
     built = services.Services(
         settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
@@ -121,7 +123,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         booking_cursors=ListCursors(settings.secret_keys),
         hotel_booking_cursors=ListCursors(settings.secret_keys, HOTEL_BOOKING_CURSOR_SALT),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
-        vault=SigningVault(settings.secret_key, settings.secret_key_previous),
+        vault=vault, confirmation_key=ConfirmationKey(db, vault),
         read_fence=read_fence,
         # The model catches up from the primary: a replica's lag would hide acknowledged
         # writes from it (contract 13.1).
@@ -149,6 +151,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     for hook in (assign_request_id, enforce_body_cap, guard_request, parse_json_body):
         app.before_request(hook)
     app.after_request(finish_response)
+    app.teardown_request(forget_request)
     for blueprint in API_BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(health_blp)

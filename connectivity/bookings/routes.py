@@ -78,8 +78,8 @@ def create_booking(request):
     from the service's figure to the minor unit (`details` has that figure); 409 `sold_out` when
     some night has fewer rooms left than `rooms` (all nights are taken or none). The booking
     keeps its nights and a copy of the cancellation policy in force."""
-    payload, status = book(services().db, services().quote_tokens, current_caller(), request,
-                           utc_now())
+    payload, status = book(services().db, services().quote_tokens, services().confirmation_key,
+                           current_caller(), request, utc_now())
     return payload, status
 
 

@@ -10,8 +10,8 @@ export type Error = {
   code: string;
   /** human text; never branch on it */
   message: string;
-  /** machine-readable facts for some codes */
-  details?: {
+  /** machine-readable facts for some codes (each code's description names them); `{}` when the code has none */
+  details: {
     [key: string]: unknown;
   };
   /** the docs page's section on this code: why it happens and how to fix it (an absolute URL on this service) */
