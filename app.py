@@ -21,6 +21,7 @@ from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
 from connectivity.store.database import Database
 from connectivity.web.docs_page import PUBLIC_ENDPOINTS as DOCS_PAGE_ENDPOINTS, register_docs_page
+from connectivity.web.console import blp as console_blp
 from connectivity.auth.guards import build_guards
 from connectivity.handshake.routes import blp as handshake_blp
 from connectivity.health import blp as health_blp
@@ -131,6 +132,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     init_metrics(app)
 
     register_docs_page(app, api.spec.title)
+    app.register_blueprint(console_blp)  # /console: outside the API prefix, static files
     register_cli(app)
     _refuse_unguarded_routes(app)
     return app

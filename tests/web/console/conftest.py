@@ -1,0 +1,82 @@
+"""The console in a real browser: a page of headless Chromium (tests/support/browser.py) on the
+test app served on a socket, with the worker applying ARI batches, and a partner's calls to set
+the scene (devtools/live.py's LiveService)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from playwright.sync_api import expect
+
+from connectivity.settings import Settings
+from devtools.console_stack import LOOPBACK_SETTING
+from devtools.live import LiveService, procfile_process, serving
+from tests.support.browser import browser, browser_page  # noqa: F401 - fixtures
+from tests.support.live_service import live_origin, process_settings, worker  # noqa: F401
+
+
+class Console:
+    """The page at /console, driven as a partner does: paste a key, open a section."""
+
+    def __init__(self, page, origin: str):
+        self.page, self.origin = page, origin
+        self.requests = []
+        page.on("request", lambda request: self.requests.append(request))
+
+    def open(self) -> None:
+        self.page.goto(f"{self.origin}/console")
+        # The modules have run: the calendar's first day is filled in. (Waited for by a
+        # locator: page.wait_for_function evaluates text, which the page's CSP refuses.)
+        expect(self.page.locator("#calendar-form [name=from_date]")).not_to_have_value("")
+
+    def use_key(self, token: str) -> str:
+        """Pastes `token`; the key line once the page has asked who it is."""
+        self.page.fill("#key-token", token)
+        self.page.click("#key-form button[type=submit]")
+        status = self.page.locator("#key-status")
+        status.locator("strong").wait_for()
+        return status.inner_text()
+
+    def go(self, section: str):
+        self.page.click(f"nav.sections a[href='#{section}']")
+        located = self.page.locator(f"section#{section}")
+        located.wait_for(state="visible")
+        return located
+
+
+@pytest.fixture
+def console(browser_page, live_origin):
+    page = Console(browser_page, live_origin)
+    page.open()
+    return page
+
+
+@pytest.fixture
+def partner(app, live_origin, settings, catalog):
+    return LiveService(live_origin, app, settings.secret_key)
+
+
+@pytest.fixture
+def loopback_app(app, make_app):
+    """The app, allowing webhooks to loopback where the service has that setting (contract
+    12.3's WEBHOOK_ALLOW_LOOPBACK, default off): the test's receiver listens there."""
+    if LOOPBACK_SETTING in {field.name for field in dataclasses.fields(Settings)}:
+        return make_app(**{LOOPBACK_SETTING: True})
+    return app
+
+
+@pytest.fixture
+def loopback_console(browser_page, loopback_app, settings, catalog):
+    with serving(loopback_app) as origin:
+        page = Console(browser_page, origin)
+        page.open()
+        yield page, LiveService(origin, loopback_app, settings.secret_key)
+
+
+@pytest.fixture
+def loopback_webhook_worker(services, settings):
+    """The Procfile's `webhooks` process, allowed to deliver to loopback."""
+    with procfile_process("connectivity.webhook_worker", process_settings(
+            services, settings, WEBHOOK_RETRY_SCHEDULE="1,1", WEBHOOK_ALLOW_LOOPBACK="1")) as proc:
+        yield proc
