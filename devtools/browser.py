@@ -1,5 +1,5 @@
 """Headless Chromium driven by Playwright, for the pages' browser tests (tests/web/) and the
-console's screenshots and bench. Playwright's own browser download cannot reach its host here,
+console's screenshots and bench; the console's page as a partner drives it (ConsolePage). Playwright's own browser download cannot reach its host here,
 so it drives an installed Chromium: Debian's `chromium` (apt-get install -y chromium), or the
 one CHROMIUM_PATH names."""
 
@@ -34,3 +34,43 @@ def chromium(executable: str) -> Iterator:
             yield browser
         finally:
             browser.close()
+
+
+class ConsolePage:
+    """The page at /console, driven as a partner does: paste a key, open a section."""
+
+    def __init__(self, page, origin: str):
+        self.page, self.origin = page, origin
+        self.requests = []
+        page.on("request", lambda request: self.requests.append(request))
+
+    def open(self) -> None:
+        self.page.goto(f"{self.origin}/console")
+        # The modules have run: the calendar's first day is filled in. (Waited for by a
+        # locator: page.wait_for_function evaluates text, which the page's CSP refuses.)
+        from playwright.sync_api import expect
+        expect(self.page.locator("#calendar-form [name=from_date]")).not_to_have_value("")
+
+    def use_key(self, token: str) -> str:
+        """Pastes `token`; the key line once the page has asked who it is."""
+        self.page.fill("#key-token", token)
+        self.page.click("#key-form button[type=submit]")
+        status = self.page.locator("#key-status")
+        status.locator("strong").wait_for()
+        return status.inner_text()
+
+    def go(self, section: str):
+        self.page.click(f"nav.sections a[href='#{section}']")
+        located = self.page.locator(f"section#{section}")
+        located.wait_for(state="visible")
+        return located
+
+    def show_calendar(self, hotel_code: str, from_date: str, days: int) -> None:
+        """Fills the calendar's form and shows it: returns once it is drawn or told failed."""
+        page = self.page
+        page.fill("#calendar-form [name=hotel_code]", hotel_code)
+        page.fill("#calendar-form [name=from_date]", from_date)
+        page.fill("#calendar-form [name=days]", str(days))
+        page.click("#calendar-form button[type=submit]")
+        # read (its time is told) or told why not
+        page.locator("#calendar-status:has(time), #calendar-status.failed").wait_for()

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 import secrets
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -34,6 +36,13 @@ DEMO_CATALOG = Path(__file__).resolve().parent.parent / "docs" / "demo-catalog.j
 # The sandbox lets webhooks reach loopback only where the operator allows it (contract 12.3):
 # these scripts' receivers listen there. Read by Settings when it knows the setting.
 LOOPBACK_SETTING = "webhook_allow_loopback"
+
+
+@dataclass
+class ConsoleStack(LiveService):
+    """The stack's service, and the settings a process of it needs (a Procfile's `web` run by
+    the bench, say): DATABASE_URL, REDIS_URL, REDIS_PREFIX, SECRET_KEY and the like."""
+    procfile_settings: dict[str, str]
 
 
 def _servers(stack: ExitStack) -> tuple[str, str]:
@@ -71,9 +80,13 @@ def _forget_redis_keys(redis_url: str, prefix: str) -> None:
 
 
 @contextmanager
-def console_stack(catalog: dict | None = None) -> Iterator[LiveService]:
-    """The demo catalogue (plus `catalog`'s properties and partners, in its shape) and a year of
-    demo ARI for every sandbox property, served; a LiveService to reach it."""
+def console_stack(more: dict | None = None,
+                  process_settings: dict[str, str] | None = None) -> Iterator[ConsoleStack]:
+    """The demo catalogue and a year of demo ARI for every sandbox property, served; a
+    ConsoleStack to reach it. `more`: properties added to the catalogue and the demo partners'
+    mappings of them, `{"properties": [...], "mappings": {partner code: [...]}}` in `catalog
+    load`'s shapes. `process_settings`:
+    more settings for the worker and webhooks processes (WEBHOOK_RETRY_SCHEDULE, say)."""
     from app import create_app
 
     with ExitStack() as stack:
@@ -85,19 +98,24 @@ def console_stack(catalog: dict | None = None) -> Iterator[LiveService]:
         loopback = {LOOPBACK_SETTING: True} if LOOPBACK_SETTING in {
             f.name for f in dataclasses.fields(Settings)} else {}
         settings = Settings(database_url=database_url, redis_url=redis_url,
-                            secret_key=secrets.token_urlsafe(48), redis_prefix=prefix, **loopback)
+                            secret_key=secrets.token_urlsafe(48), redis_prefix=prefix,
+                            log_level="WARNING", **loopback)
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line per request otherwise
         app = create_app(settings)
         services = services_of(app)
         stack.callback(services.db.close)
         stack.callback(services.guards.close)
         demo = json.loads(DEMO_CATALOG.read_text())
-        for part in ("properties", "partners"):
-            demo[part] += (catalog or {}).get(part, [])
+        demo["properties"] += (more or {}).get("properties", [])
+        for partner in demo["partners"]:
+            partner["mappings"] += (more or {}).get("mappings", {}).get(partner["code"], [])
         services.db.run(load_catalog, parse_catalog(json.dumps(demo)))
         services.db.run(seed_demo_ari, datetime.now(timezone.utc))
-        processes = {"DATABASE_URL": database_url, "REDIS_URL": redis_url, "REDIS_PREFIX": prefix,
-                     "SECRET_KEY": settings.secret_key, "WEBHOOK_ALLOW_LOOPBACK": "1"}
+        processes = {"LOG_LEVEL": "WARNING", "DATABASE_URL": database_url,
+                     "REDIS_URL": redis_url, "REDIS_PREFIX": prefix,
+                     "SECRET_KEY": settings.secret_key, "WEBHOOK_ALLOW_LOOPBACK": "1",
+                     **(process_settings or {})}
         stack.enter_context(procfile_process("connectivity.worker", processes))
         stack.enter_context(procfile_process("connectivity.webhook_worker", processes))
         origin = stack.enter_context(serving(app))
-        yield LiveService(origin, app, settings.secret_key)
+        yield ConsoleStack(origin, app, settings.secret_key, processes)

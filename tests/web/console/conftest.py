@@ -7,47 +7,18 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from playwright.sync_api import expect
 
 from connectivity.settings import Settings
 from devtools.console_stack import LOOPBACK_SETTING
+from devtools.browser import ConsolePage
 from devtools.live import LiveService, procfile_process, serving
 from tests.support.browser import browser, browser_page  # noqa: F401 - fixtures
 from tests.support.live_service import live_origin, process_settings, worker  # noqa: F401
 
 
-class Console:
-    """The page at /console, driven as a partner does: paste a key, open a section."""
-
-    def __init__(self, page, origin: str):
-        self.page, self.origin = page, origin
-        self.requests = []
-        page.on("request", lambda request: self.requests.append(request))
-
-    def open(self) -> None:
-        self.page.goto(f"{self.origin}/console")
-        # The modules have run: the calendar's first day is filled in. (Waited for by a
-        # locator: page.wait_for_function evaluates text, which the page's CSP refuses.)
-        expect(self.page.locator("#calendar-form [name=from_date]")).not_to_have_value("")
-
-    def use_key(self, token: str) -> str:
-        """Pastes `token`; the key line once the page has asked who it is."""
-        self.page.fill("#key-token", token)
-        self.page.click("#key-form button[type=submit]")
-        status = self.page.locator("#key-status")
-        status.locator("strong").wait_for()
-        return status.inner_text()
-
-    def go(self, section: str):
-        self.page.click(f"nav.sections a[href='#{section}']")
-        located = self.page.locator(f"section#{section}")
-        located.wait_for(state="visible")
-        return located
-
-
 @pytest.fixture
 def console(browser_page, live_origin):
-    page = Console(browser_page, live_origin)
+    page = ConsolePage(browser_page, live_origin)
     page.open()
     return page
 
@@ -69,7 +40,7 @@ def loopback_app(app, make_app):
 @pytest.fixture
 def loopback_console(browser_page, loopback_app, settings, catalog):
     with serving(loopback_app) as origin:
-        page = Console(browser_page, origin)
+        page = ConsolePage(browser_page, origin)
         page.open()
         yield page, LiveService(origin, loopback_app, settings.secret_key)
 

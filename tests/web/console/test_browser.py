@@ -69,16 +69,6 @@ def grid_rows(ari: dict) -> list[tuple[str, dict]]:
     return rows
 
 
-def show_calendar(console, hotel_code: str, from_date: str, days: int) -> None:
-    page = console.page
-    page.fill("#calendar-form [name=hotel_code]", hotel_code)
-    page.fill("#calendar-form [name=from_date]", from_date)
-    page.fill("#calendar-form [name=days]", str(days))
-    page.click("#calendar-form button[type=submit]")
-    # read (its time is told) or told why not
-    page.locator("#calendar-status:has(time), #calendar-status.failed").wait_for()
-
-
 def tip_of(console, row: int, column: int, *, hover: bool = False) -> dict[str, str]:
     """The tooltip of a cell shown by hovering over it or by focusing it: {field: text}."""
     cell = console.page.locator(f"#calendar-grid td.cell[data-r='{row}'][data-c='{column}']")
@@ -103,7 +93,7 @@ def test_the_calendar_shows_what_get_ari_answers(console, partner, db, worker):
          "rate": 99.5, "min_stay": 2, "closed_to_arrival": True}]})
     assert seeded["status"] == "applied", seeded
     console.use_key(push)
-    show_calendar(console, "ACME-LIS", day(1), 10)
+    console.show_calendar("ACME-LIS", day(1), 10)
 
     ari = partner.call(push, "GET", "/ari", hotel_code="ACME-LIS", from_date=day(1),
                        to_date=day(10))
@@ -132,7 +122,7 @@ def test_the_calendar_shows_what_get_ari_answers(console, partner, db, worker):
     # A change pushed through the API shows once the calendar is read again.
     changed = partner.push(push, "/ari", {"hotel_code": "ACME-LIS", "items": [
         {"room_type_code": "ACME-DBL", "date": day(2), "availability": 4}]})
-    show_calendar(console, "ACME-LIS", day(1), 10)
+    console.show_calendar("ACME-LIS", day(1), 10)
     cell = console.page.locator(f"#calendar-grid td.cell[data-r='{dbl}'][data-c='1']")
     assert (cell.text_content(), cell.get_attribute("class")) == ("4", "cell open")
     assert tip_of(console, dbl, 1)["availability"] == f"4 set by {changed['batch_id']}"
@@ -141,7 +131,7 @@ def test_the_calendar_shows_what_get_ari_answers(console, partner, db, worker):
 def test_the_calendar_is_one_tab_stop_moved_by_arrow_keys(console, partner, db):
     db.run(seed_demo_ari, dt.datetime.now(dt.timezone.utc))
     console.use_key(partner.issue("push"))
-    show_calendar(console, "ACME-LIS", day(1), 5)
+    console.show_calendar("ACME-LIS", day(1), 5)
     page = console.page
     page.focus("#calendar-form button[type=submit]")
     page.keyboard.press("Tab")
@@ -236,7 +226,7 @@ def test_an_acknowledgement_from_the_page_reaches_the_resellers_booking(console,
 
 def test_a_key_without_the_scope_is_told_which_it_lacks(console, partner):
     console.use_key(partner.issue("pull"))
-    show_calendar(console, "ACME-LIS", day(1), 5)
+    console.show_calendar("ACME-LIS", day(1), 5)
     told = console.page.locator("#calendar-status")
     assert "failed" in told.get_attribute("class")
     text = told.inner_text()
@@ -259,7 +249,7 @@ def test_the_key_stays_in_the_page(console, partner):
     secret = token.partition(".")[2]
     assert "console" in console.use_key(token)
     assert console.page.input_value("#key-token") == ""
-    show_calendar(console, "ACME-LIS", day(1), 3)
+    console.show_calendar("ACME-LIS", day(1), 3)
     page = console.page
     assert page.evaluate("localStorage.length + sessionStorage.length") == 0
     assert page.evaluate("document.cookie") == "" and page.context.cookies() == []
@@ -274,5 +264,5 @@ def test_the_key_stays_in_the_page(console, partner):
     assert all(r.url.startswith(console.origin) for r in console.requests)
 
     console.open()  # a reload
-    show_calendar(console, "ACME-LIS", day(1), 3)
+    console.show_calendar("ACME-LIS", day(1), 3)
     assert console.page.locator("#calendar-status").inner_text() == "Paste a key above first."

@@ -72,3 +72,10 @@ def test_outside_the_folder_is_not_served(client):
                  "/console/js/../../__init__.py", "/console/nothing.js"):
         assert client.get(path).status_code == 404, path
     assert client.get("/console/").headers["Location"].endswith("/console")
+
+
+def test_the_docs_page_and_the_readme_lead_to_it(client):
+    docs = client.get("/api/connectivity/v1/docs").get_data(as_text=True)
+    assert 'href="/console"' in docs
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    assert "/console" in readme and "docs/console.md" in readme
