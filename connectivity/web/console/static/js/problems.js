@@ -32,6 +32,11 @@ const PLAIN = {
     el("strong", {}, "No hotel is mapped for this key. "),
     "Its partner has no mapped property in the key's environment, so there is nothing to ",
     "show; your operator maps hotels."],
+  // each field the service refused, with its reasons (details.fields)
+  validation_failed: (problem) => [
+    el("strong", {}, "The service refused the request. "),
+    ...Object.entries(problem.details.fields || {}).flatMap(([field, reasons]) => [
+      el("code", {}, field), `: ${[].concat(reasons).join("; ")}. `])],
   rate_limited: (problem) => [
     el("strong", {}, "Too many requests for this key. "),
     `Try again in ${problem.retryAfter || 1} s.`],
