@@ -43,6 +43,13 @@ class ConsolePage:
         self.page, self.origin = page, origin
         self.requests = []
         page.on("request", lambda request: self.requests.append(request))
+        # What the browser said about the page: a refused script or style (CSP), an invalid
+        # `pattern`, an uncaught error.
+        self.complaints = []
+        page.on("console", lambda message: self.complaints.append(message.text)
+                if message.type in ("error", "warning")
+                and "Failed to load resource" not in message.text else None)
+        page.on("pageerror", lambda error: self.complaints.append(str(error)))
 
     def open(self) -> None:
         self.page.goto(f"{self.origin}/console")

@@ -20,7 +20,9 @@ from tests.support.live_service import live_origin, process_settings, worker  # 
 def console(browser_page, live_origin):
     page = ConsolePage(browser_page, live_origin)
     page.open()
-    return page
+    yield page
+    # The API's refusals (a 403 the page explains) are not complaints; anything else is.
+    assert page.complaints == []
 
 
 @pytest.fixture
@@ -43,6 +45,7 @@ def loopback_console(browser_page, loopback_app, settings, catalog):
         page = ConsolePage(browser_page, origin)
         page.open()
         yield page, LiveService(origin, loopback_app, settings.secret_key)
+        assert page.complaints == []
 
 
 @pytest.fixture

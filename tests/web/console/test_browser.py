@@ -266,3 +266,16 @@ def test_the_key_stays_in_the_page(console, partner):
     console.open()  # a reload
     console.show_calendar("ACME-LIS", day(1), 3)
     assert console.page.locator("#calendar-status").inner_text() == "Paste a key above first."
+
+
+def test_a_key_that_is_not_one_is_told_plainly(console, partner):
+    page, status = console.page, console.page.locator("#key-status")
+    page.fill("#key-token", "sbx_without_a_secret")
+    page.click("#key-form button[type=submit]")
+    expect(status).to_have_text("That is not a whole token: paste <key_id>.<secret>, as the key "
+                                "was issued.")
+    key_id = partner.issue("push").partition(".")[0]
+    page.fill("#key-token", f"{key_id}.not-its-secret")
+    page.click("#key-form button[type=submit]")
+    expect(status).to_contain_text("invalid_signature")
+    assert "failed" in status.get_attribute("class") and "{" not in status.inner_text()

@@ -62,6 +62,11 @@ export async function call(method, path, { query, body } = {}) {
   if (token === null) {
     throw new ApiProblem({ status: 0, code: "no_key", message: "Paste a key above first." });
   }
+  if (!(window.crypto && window.crypto.subtle)) {
+    throw new ApiProblem({ status: 0, code: "no_web_crypto", message: "Signing needs the "
+      + "browser's Web Crypto API, which it offers only to secure pages: open the console over "
+      + "https, or on localhost." });
+  }
   const target = API + path + queryString(query);
   const text = body === undefined ? "" : JSON.stringify(body);
   const headers = { Accept: "application/json",

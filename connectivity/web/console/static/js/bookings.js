@@ -48,7 +48,7 @@ function hotelColumns(acknowledge) {
 function acknowledgeForm(booking, acknowledge) {
   const id = `ack-${booking.confirmation_number}`;
   const input = el("input", { id, name: "hotel_confirmation_code", size: 12, spellcheck: "false",
-                              pattern: "[A-Za-z0-9._/\\-]{1,64}" });
+                              pattern: "[A-Za-z0-9._\\/\\-]{1,64}" });
   return el("form", { class: "inline", onsubmit: (event) => {
     event.preventDefault();
     acknowledge(booking, input.value.trim());
