@@ -20,6 +20,7 @@ from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
 from connectivity.store.database import Database
+from connectivity.store.read_fence import READS_CHANGED, ReadFence, primary_wal_position
 from connectivity.web.docs_page import PUBLIC_ENDPOINTS as DOCS_PAGE_ENDPOINTS, register_docs_page
 from connectivity.web.console import blp as console_blp
 from connectivity.auth.guards import build_guards
@@ -95,10 +96,16 @@ def create_app(settings: Settings | None = None) -> Flask:
                       settings.db_idle_in_transaction_timeout_seconds))
     reads = read_target(settings, db)
     redis_client = redis.Redis(connection_pool=redis_pool(settings))
-    guards = build_guards(settings, redis_client)
+    read_fence = ReadFence(redis_client, settings.redis_prefix,
+                           wal_position=(lambda: primary_wal_position(db))
+                           if settings.database_read_url else None)
+    guards = build_guards(settings, redis_client, read_fence)
     # Operator changes of what a key's row holds are announced after they commit, so every web
     # process's key cache drops its copies on the next request (auth/keycache.py).
     db.listen(KEY_STATE_CHANGED, guards.key_generation.replace)
+    # Writes that reads must reflect move the read fence after they commit and before anyone is
+    # told (store/read_fence.py). A route answers whatever happens: the write is committed.
+    db.listen(READS_CHANGED, read_fence.move_or_warn)
     built = services.Services(
         settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
@@ -107,8 +114,16 @@ def create_app(settings: Settings | None = None) -> Flask:
         booking_cursors=ListCursors(settings.secret_keys),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
         vault=SigningVault(settings.secret_key, settings.secret_key_previous),
+        read_fence=read_fence,
+        # The model catches up from the primary: a replica's lag would hide acknowledged
+        # writes from it (contract 13.1).
         search_model=SearchModel(
-            reads, background=settings.search_model_loading == "background",
+            db, connect=lambda: db.standalone(
+                "pcs-web-model",
+                # On Citus a catch-up's statements reuse one cached connection per worker
+                # (sql/queries/availability/search_model.sql model_catch_up_settings).
+                **{"citus.max_adaptive_executor_pool_size": "1"}),
+            background=settings.search_model_loading == "background",
             refresh_seconds=settings.search_model_refresh_seconds,
             max_properties=settings.search_model_max_properties,
             window_days=settings.search_model_window_days)

@@ -165,7 +165,8 @@ def main(argv: list[str] | None = None) -> None:
     configure_logging(settings.log_level)
     # Two pools of one connection: the jobs' stays in a transaction for a whole group, and a
     # statement cancelled past the SIGTERM grace must never be recovery's.
-    jobs.use_database(jobs.worker_database(settings, application_name="pcs-worker"))
+    jobs.use_database(jobs.worker_database(settings, application_name="pcs-worker"),
+                      read_replica=settings.database_read_url is not None)
     recovery = jobs.worker_database(settings, application_name="pcs-worker-recovery")
     connection = redis.Redis.from_url(settings.redis_url)
 

@@ -39,11 +39,13 @@ FROM_MODEL = True
 
 
 def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
-          model: SearchModel | None = None) -> dict:
+          model: SearchModel | None = None, fence: bytes | None = None) -> dict:
+    """`fence`: the read fence's token as the request read it (None: unknown, so the model
+    catches up first; store/read_fence.py)."""
     check_in, check_out = request["check_in"], request["check_out"]
     if FAST_PATH and FROM_MODEL and model is not None:
         held = model.selling(caller.partner_id, caller.environment, request["hotel_code"],
-                             check_in, check_out)
+                             check_in, check_out, fence)
         if held is not None:
             answer = _from_model(db, model, held, request, now)
             if answer is not None:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import psycopg
 from prometheus_client import Counter, Gauge, Histogram
 
 from connectivity.availability.feed_cursor import Position
@@ -168,7 +169,8 @@ Reference = Callable[[list[str]], Rows]
 class SearchModel:
     def __init__(self, reads, *, window_days: int = WINDOW_DAYS,
                  background: bool = True, refresh_seconds: float = 0.0,
-                 clock: Callable[[], float] = time.monotonic, max_properties: int = 0):
+                 clock: Callable[[], float] = time.monotonic, max_properties: int = 0,
+                 connect: Callable[[], psycopg.Connection] | None = None):
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
@@ -188,16 +190,22 @@ class SearchModel:
         self._clock = clock
         # At most this many properties held (0: no bound); the rest are searched by search.sql.
         self._max_properties = max_properties
-        self._refreshed = float("-inf")
+        self._refreshed = self._horizons_read = float("-inf")
+        # The read fence's token the last catch-up began under (None: none, or unknown).
+        self._fence: bytes | None = None
+        # A request's catch-up runs on a connection of the model's own (`_catch_up_alone`).
+        self._connect = connect
+        self._conn: psycopg.Connection | None = None
         self._pruning_checked = float("-inf")
 
     # --- answering ------------------------------------------------------------------------
 
     def search_rows(self, partner_id: int, environment: str, codes: list[str], request: dict,
-                    now: dt.datetime, reference: Reference) -> Rows:
+                    now: dt.datetime, reference: Reference, fence: bytes | None) -> Rows:
         """search.sql's rows for `codes`, in their order: from the model where it holds the
-        hotel exactly, from `reference` (the statement, for the codes given) for the rest."""
-        self.refresh()
+        hotel exactly, from `reference` (the statement, for the codes given) for the rest.
+        `fence`: the read fence's token as the request read it (`refresh`)."""
+        self.refresh(fence)
         if not self._background:
             held_of = self._codes.get((partner_id, environment), {})
             self._want(partner_id, environment, [c for c in codes if c not in held_of])
@@ -291,12 +299,12 @@ class SearchModel:
     # --- rates ----------------------------------------------------------------------------
 
     def selling(self, partner_id: int, environment: str, code: str, check_in: dt.date,
-                check_out: dt.date) -> Held | None:
+                check_out: dt.date, fence: bytes | None) -> Held | None:
         """The caught-up Held that POST /availability/rates answers a stay of `code` from, or
         None when the model cannot answer it (the statements do then): not held (it is loaded
         for the next request), paused (their 404 is the one answer), not exact, or the stay
-        outside its days."""
-        self.refresh()
+        outside its days. `fence`: as `search_rows` takes it."""
+        self.refresh(fence)
         held = self._codes.get((partner_id, environment), {}).get(code)
         if held is None:
             self._want(partner_id, environment, [code])
@@ -372,41 +380,81 @@ class SearchModel:
 
     # --- keeping current ------------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Catch up with the change feed: replay onto the loaded grids every change below the
-        horizons, then take the horizons as the position."""
-        if self._clock() - self._refreshed < self._refresh_seconds:
-            return
-        if self._refresh_seconds and not self._lock.acquire(blocking=False):
-            return  # another thread is catching up (or loading): this search does not wait
-        if not self._refresh_seconds:
-            self._lock.acquire()  # every search reads its own writes: wait for the catch-up
+    def refresh(self, fence: bytes | None) -> None:
+        """Catch up with the change log unless the last catch-up began under `fence`, the read
+        fence's token the request read before it got here (store/read_fence.py): then every
+        write acknowledged before the request had committed before that catch-up read the log.
+        Any other token (None: Redis did not answer) waits for a catch-up that began after it
+        was read: its own, or one another thread began under the same token meanwhile.
+        Besides, at least every `refresh_seconds`, without waiting for a catch-up under way:
+        that one only bounds what a writer that died before moving the fence can hide."""
+        if fence is not None and fence == self._fence:
+            if self._clock() - self._refreshed < self._refresh_seconds:
+                return
+            if not self._lock.acquire(blocking=False):
+                return  # another thread is catching up (or loading): current as it is
+        else:
+            self._lock.acquire()
+            if fence is not None and fence == self._fence:
+                self._lock.release()  # caught up under this token while this one waited
+                return
         try:
-            with self._reads.connection() as conn:
-                self._catch_up(conn)
+            self._catch_up_alone(fence)
         finally:
             self._lock.release()
 
-    def _catch_up(self, conn) -> None:
+    def _catch_up_alone(self, fence: bytes | None) -> None:
+        """A request's catch-up, on the model's own connection (autocommit: one round trip a
+        statement, where a pooled transaction adds a check, BEGIN and COMMIT), made again once
+        when found broken. Light while the horizons were read less than `refresh_seconds`
+        ago: only the changes after the position (below)."""
+        light = self._clock() - self._horizons_read < self._refresh_seconds
+        if self._connect is None:  # no connection of its own: a pooled transaction
+            with self._reads.connection() as conn:
+                self._catch_up(conn, fence, light=light)
+            return
+        for attempt in (1, 2):
+            if self._conn is None or self._conn.closed or self._conn.broken:
+                self._conn = self._connect()
+            try:
+                self._catch_up(self._conn, fence, light=light)
+                return
+            except psycopg.OperationalError:
+                self._conn.close()
+                self._conn = None
+                if attempt == 2:
+                    raise
+
+    def _catch_up(self, conn, fence: bytes | None = None, *, light: bool = False) -> None:
+        """Replay what committed since the position. In full, the horizons first: the position
+        moves past what lies below them. Light (between full ones, a request whose read fence
+        moved), the changes alone: one statement, and no call to every Citus worker for its
+        horizon. Whatever has committed is applied either way; the light one only leaves the
+        position where it was, so what it applied is remembered (`_ahead`) until a full one
+        passes it."""
         # What the catch-up reads is as of its start: staleness runs from there, and the next
         # one is due `refresh_seconds` after this one began, not after it ended.
         began, began_at, timer = self._clock(), time.time(), time.perf_counter()
-        queries().availability.model_catch_up_settings(conn)
-        horizons, next_xids = horizons_and_next(conn)
-        if self._positions is not None and any(
-                h.xid < self._positions.get(o, START).xid for o, h in horizons.items()):
-            # A snapshot behind what the model holds: a replica that lags (the reads went back
-            # to it), and the model already holds newer. Nothing to do until it catches up.
-            # (A database restored to an earlier point looks alike: web processes are
-            # restarted after a restore, docs/operations.md 5.6.)
-            return
-        if self._positions is None or self._pruned_past(conn):
-            # First use, or changes lost to pruning: start empty from the horizons.
-            self._drop_all()
-            self._positions, self._ahead = dict(horizons), {}
+        if light and self._positions is not None:
+            self._replay(conn, {}, {})
         else:
-            self._replay(conn, horizons, next_xids)
+            queries().availability.model_catch_up_settings(conn)
+            horizons, next_xids = horizons_and_next(conn)
+            if self._positions is not None and any(
+                    h.xid < self._positions.get(o, START).xid for o, h in horizons.items()):
+                # A snapshot behind what the model holds (a database restored to an earlier
+                # point: web processes are restarted after a restore, docs/operations.md 5.6).
+                return
+            if self._positions is None or self._pruned_past(conn):
+                # First use, or changes lost to pruning: start empty from the horizons.
+                self._drop_all()
+                self._positions, self._ahead = dict(horizons), {}
+            else:
+                self._replay(conn, horizons, next_xids)
+            self._horizons_read = began
         self._refreshed = began
+        if fence is not None:  # else the token it had still holds: this only went further
+            self._fence = fence
         REFRESHED.set(began_at)
         CATCH_UPS.observe(time.perf_counter() - timer)
 
@@ -548,8 +596,8 @@ class SearchModel:
         a TRUNCATE or a restore)."""
         with self._lock:
             self._drop_all()
-            self._positions = None
-            self._refreshed = self._pruning_checked = float("-inf")
+            self._positions, self._fence = None, None
+            self._refreshed = self._horizons_read = self._pruning_checked = float("-inf")
 
     def load_wanted(self, block: bool = False) -> None:
         """Load the properties behind the codes searches asked for and the model lacked."""

@@ -14,6 +14,8 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from connectivity.store.database import announces
+from connectivity.store.read_fence import READS_CHANGED
 from connectivity.auth.authenticate import Caller
 from connectivity.store.database import Database
 from connectivity.web.errors import Conflict
@@ -65,6 +67,7 @@ def judge_booking(conn, tokens: QuoteTokens, caller: Caller, request: dict, now:
     return offer, quoted, nationality, judge(offer, request, nationality)
 
 
+@announces(READS_CHANGED)  # search and rates reflect it once answered (13.1)
 def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprint: bytes,
             now: dt.datetime) -> tuple[dict, int]:
     q = queries().bookings

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from connectivity.events.cursor import EventCursors
     from connectivity.settings import Settings
     from connectivity.store.database import Database
+    from connectivity.store.read_fence import ReadFence
     from connectivity.store.replica import ReadTarget
 
 EXTENSION = "connectivity.services"
@@ -44,6 +45,8 @@ class Services:
     quote_tokens: QuoteTokens
     # Seals the webhook endpoints' secrets (webhooks/), as the keys' signing secrets are sealed.
     vault: SigningVault
+    # Moved by whoever is about to tell a client of a write that reads must then reflect.
+    read_fence: ReadFence
     # Search's read model; None when SEARCH_READ_MODEL is off.
     search_model: SearchModel | None = None
 

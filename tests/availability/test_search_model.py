@@ -57,7 +57,7 @@ def test_a_booking_like_decrement_and_a_pause_show_in_the_next_search(app, clien
     assert paused.exit_code == 0, paused.output
     response = client.post(SEARCH, json={"hotel_codes": ["ACME-LIS"], **stay()}, headers=pull)
     assert response.json["data"]["hotels"] == []
-    assert response.json["data"]["unknown_hotel_codes"] == []
+    assert response.json["data"]["unknown_hotel_codes"] == ["ACME-LIS"]
     assert response.json["data"]["paused_hotel_codes"] == ["ACME-LIS"]
 
 

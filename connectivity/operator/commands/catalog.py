@@ -13,7 +13,7 @@ from connectivity.auth.keycache import KeyStateNotAnnounced
 from connectivity.operator.catalog import (REFUSED_BY_CONSTRAINT, CatalogError, load_catalog,
                                            parse_catalog)
 from connectivity.operator.catalog_listing import list_catalog
-from connectivity.operator.commands.context import database
+from connectivity.operator.commands.context import database, fence_reads
 from connectivity.operator.demo_ari import DEFAULT_DAYS, MAX_DAYS, seed_demo_ari
 
 group = AppGroup("catalog", help="Properties, partners, mappings and FX rates.")
@@ -35,6 +35,7 @@ def catalog_load(file: Path):
         # The schema should have caught it; the database's constraints are the last word.
         raise click.ClickException("catalogue rejected by a database constraint, nothing was "
                                    f"changed: {exc.diag.message_primary}") from None
+    fence_reads("catalogue loaded")
     click.echo("catalogue loaded: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
 
 

@@ -9,6 +9,7 @@ from flask.cli import AppGroup
 
 from connectivity.settings import Settings
 from connectivity.store.database import Database
+from connectivity.store.read_fence import ReadsNotFenced
 from connectivity.web.services import services
 
 
@@ -18,6 +19,17 @@ def database() -> Database:
 
 def settings() -> Settings:
     return services().settings
+
+
+def fence_reads(done: str) -> None:
+    """After a committed change that reads must reflect once the command exits 0 (contract
+    13.1): the read fence is moved again, and the command fails when it could not be (the
+    use case's own move only warns, as a route's must: store/read_fence.py)."""
+    try:
+        services().read_fence.move()
+    except ReadsNotFenced as exc:
+        raise click.ClickException(f"{done}, but {exc}; run the command again once Redis "
+                                   "answers") from None
 
 
 def add_log_prune(group: AppGroup, prune: Callable[[Database, int], int], minimum_days: int,
