@@ -19,6 +19,8 @@ from connectivity.availability.routes import blp as availability_blp
 from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
+from connectivity.bookings.hotel_bookings import CURSOR_SALT as HOTEL_BOOKING_CURSOR_SALT
+from connectivity.bookings.hotel_routes import blp as hotel_bookings_blp
 from connectivity.store.database import Database
 from connectivity.store.read_fence import READS_CHANGED, ReadFence, primary_wal_position
 from connectivity.web.docs_page import PUBLIC_ENDPOINTS as DOCS_PAGE_ENDPOINTS, register_docs_page
@@ -44,8 +46,8 @@ from connectivity.webhooks.routes import blp as webhooks_blp
 from connectivity.web.wire import (assign_request_id, enforce_body_cap, finish_response,
                                    parse_json_body)
 
-API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, ari_blp,
-                  reservations_blp, events_blp, webhooks_blp)
+API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, hotel_bookings_blp,
+                  ari_blp, reservations_blp, events_blp, webhooks_blp)
 # Under the API prefix but public: the description and its docs page.
 PUBLIC_ENDPOINT_PREFIXES = ("api-docs.", *DOCS_PAGE_ENDPOINTS)
 
@@ -112,6 +114,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         feed_cursors=CursorSigner(settings.secret_keys),
         event_cursors=EventCursors(settings.secret_keys),
         booking_cursors=ListCursors(settings.secret_keys),
+        hotel_booking_cursors=ListCursors(settings.secret_keys, HOTEL_BOOKING_CURSOR_SALT),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
         vault=SigningVault(settings.secret_key, settings.secret_key_previous),
         read_fence=read_fence,

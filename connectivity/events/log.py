@@ -31,6 +31,7 @@ EVENT_SCOPES: Mapping[str, frozenset[str]] = {
     "ari_batch.finished": frozenset({"ari.write", "restriction.write"}),
     "booking.confirmed": frozenset({"booking.read"}),
     "booking.cancelled": frozenset({"booking.read"}),
+    "booking.hotel_confirmed": frozenset({"booking.read"}),
     "hotel_booking.confirmed": frozenset({"reservation.write"}),
     "hotel_booking.cancelled": frozenset({"reservation.write"}),
     "reservation.flagged": frozenset({"reservation.write", "reservation.cancel"}),

@@ -33,8 +33,8 @@ class ErrorCode:
 
 
 # In the contract's order; the 401s in the order the checks run (contract section 2).
-# Contract section 12's codes (limit_reached, idempotency_key_reused) join with the operations
-# that raise them.
+# Contract sections 12 and 13's codes (limit_reached, idempotency_key_reused, status_changed)
+# join with the operations that raise them.
 CATALOGUE: tuple[ErrorCode, ...] = (
     ErrorCode(400, "malformed_json", "the body is not well-formed JSON",
               "fix the body", framework_message="the body is not well-formed JSON",
@@ -226,6 +226,19 @@ CATALOGUE: tuple[ErrorCode, ...] = (
               fix=(
                   "Tell the guest the penalty (`details.penalty_amount`, `details.currency`), then "
                   "cancel again with that amount as `expected_penalty_amount`.")),
+    ErrorCode(409, "status_changed",
+              "the booking's status is no longer the one acknowledged; nothing was stored",
+              "load the booking's current status into the hotel's system, then acknowledge that",
+              details="with the booking's current `details.status`",
+              cause=(
+                  "`POST /hotel-bookings/{confirmationNumber}/acknowledge` named a status the "
+                  "booking no longer has: the booking partner cancelled it after the hotel's "
+                  "system read it (or the acknowledgement named `cancelled` for a booking still "
+                  "confirmed)."),
+              fix=(
+                  "Read the booking again (`GET /hotel-bookings/{confirmationNumber}`, or the "
+                  "`hotel_booking.cancelled` event), load that state into the hotel's system, "
+                  "and acknowledge it with `status` as in `details.status`.")),
     ErrorCode(410, "cursor_expired",
               "the cursor is older than what its log keeps (changes, events), or not one this key "
               "was given",

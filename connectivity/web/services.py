@@ -42,6 +42,7 @@ class Services:
     feed_cursors: CursorSigner
     event_cursors: EventCursors
     booking_cursors: ListCursors
+    hotel_booking_cursors: ListCursors
     quote_tokens: QuoteTokens
     # Seals the webhook endpoints' secrets (webhooks/), as the keys' signing secrets are sealed.
     vault: SigningVault
