@@ -90,8 +90,8 @@ export function setupEvents() {
         (label) => el("th", { scope: "col" }, label)))),
       body));
     let query = start === "latest" ? { start: "latest" } : {};
-    let count = 0;
-    say(status, "Tail started: waiting for events…");
+    let count = null;  // events shown; null until the first page has placed the tail
+    say(status, "Starting the tail…");
     while (!signal.aborted) {
       let page;
       try {
@@ -116,9 +116,10 @@ export function setupEvents() {
       while (body.rows.length > KEPT) {
         body.lastElementChild.remove();
       }
-      if (page.events.length) {
-        count += page.events.length;
-        say(status, `Tailing: ${count} event${count === 1 ? "" : "s"} so far.`);
+      if (count === null || page.events.length) {
+        count = (count || 0) + page.events.length;
+        say(status, count ? `Tailing: ${count} event${count === 1 ? "" : "s"} so far.`
+          : "Tailing: no event yet, waiting for the next…");
       }
       polled.replaceChildren("Last polled at ", el("time", {}, new Date().toLocaleTimeString()));
       if (!page.has_more) {
