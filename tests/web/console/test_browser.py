@@ -170,7 +170,7 @@ def test_the_events_tail_shows_new_events_of_the_types_ticked(console, partner, 
     expect(section.locator("#events-status")).to_have_text("Tail stopped.")
 
 
-def test_a_retry_button_delivers_again(loopback_console, loopback_webhook_worker):
+def test_a_retry_button_delivers_again_and_ping_sends(loopback_console, loopback_webhook_worker):
     console, partner = loopback_console
     pull = partner.issue("pull")
     with receiver() as hook:
@@ -190,6 +190,12 @@ def test_a_retry_button_delivers_again(loopback_console, loopback_webhook_worker
         # the list read again shows the second attempt
         row = section.locator("#deliveries-list tr", has_text=ping["event_id"])
         expect(row.locator("td").nth(3)).to_have_text("2", timeout=20_000)  # attempts
+
+        # and Ping sends a test event to the endpoint
+        section.get_by_role("button", name=f"Ping {hook.url}").click()
+        pinged = hook.wait_for(3)
+        assert len(pinged) == 3 and json.loads(pinged[2].body)["type"] == "ping"
+        assert pinged[2].headers["webhook-id"] != ping["event_id"]
 
 
 def test_an_acknowledgement_from_the_page_reaches_the_resellers_booking(console, partner, db,

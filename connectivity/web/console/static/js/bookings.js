@@ -8,8 +8,15 @@ import { dataTable, el, money, say, shown, when } from "./dom.js";
 import { showPages } from "./pages.js";
 import { tell } from "./problems.js";
 
-const STAY = { label: "Stay", value: (b) => `${b.check_in} → ${b.check_out}` };
-const ROOMS = { label: "Rooms", value: (b) => shown(b.rooms) };
+// A hotel booking's room type or rate plan this partner has no code for is null (`unmapped`).
+const unmapped = (code) => code ?? "unmapped";
+
+// Where and when, on two lines: the hotel, room type and rate plan; the dates and rooms.
+const STAY = { label: "Stay", value: (b) => [
+  el("div", {}, [b.hotel_code, unmapped(b.room_type_code), unmapped(b.rate_plan_code)]
+    .join(" · ")),
+  el("div", { class: "nowrap" },
+     `${b.check_in} → ${b.check_out}, ${b.rooms} room${b.rooms === 1 ? "" : "s"}`)] };
 const TOTAL = { label: "Total", value: (b) => money(b.total_amount, b.currency) };
 const CREATED = { label: "Created", value: (b) => when(b.created_at) };
 const HOTEL_CODE = { label: "Hotel's confirmation code",
@@ -19,24 +26,16 @@ const OWN_COLUMNS = [
   { label: "Reference", value: (b) => b.partner_reference },
   { label: "Confirmation number", value: (b) => b.confirmation_number },
   { label: "Status", value: (b) => b.status },
-  { label: "Hotel", value: (b) => b.hotel_code },
-  { label: "Room type · rate plan", value: (b) => `${b.room_type_code} · ${b.rate_plan_code}` },
-  STAY, ROOMS, TOTAL, CREATED, HOTEL_CODE,
+  STAY, TOTAL, CREATED, HOTEL_CODE,
   { label: "Hotel acknowledged", value: (b) => when(b.hotel_acknowledged_at) },
 ];
-
-// A hotel booking's room type or rate plan this partner has no code for is null (`unmapped`).
-const unmapped = (code) => code ?? "unmapped";
 
 function hotelColumns(acknowledge) {
   return [
     { label: "Confirmation number", value: (b) => b.confirmation_number },
     { label: "Channel", value: (b) => shown(b.channel_name) },
     { label: "Status", value: (b) => b.status },
-    { label: "Hotel", value: (b) => b.hotel_code },
-    { label: "Room type · rate plan",
-      value: (b) => `${unmapped(b.room_type_code)} · ${unmapped(b.rate_plan_code)}` },
-    STAY, ROOMS, TOTAL, CREATED,
+    STAY, TOTAL, CREATED,
     { label: "Acknowledged", value: (b) => (b.acknowledged
       ? ["yes, ", when(b.acknowledged_at)] : `no (${b.status} not yet loaded)`) },
     HOTEL_CODE,
@@ -47,7 +46,7 @@ function hotelColumns(acknowledge) {
 // Per row: the hotel's code (optional) and a button naming the status it acknowledges.
 function acknowledgeForm(booking, acknowledge) {
   const id = `ack-${booking.confirmation_number}`;
-  const input = el("input", { id, name: "hotel_confirmation_code", size: 12, spellcheck: "false",
+  const input = el("input", { id, name: "hotel_confirmation_code", size: 10, spellcheck: "false",
                               pattern: "[A-Za-z0-9._\\/\\-]{1,64}" });
   return el("form", { class: "inline", onsubmit: (event) => {
     event.preventDefault();
