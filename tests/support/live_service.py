@@ -23,9 +23,10 @@ def worker(services, settings):
 
 @pytest.fixture
 def webhook_worker(services, settings):
-    """The Procfile's `webhooks` process, retrying after 1 s and then 1 s."""
+    """The Procfile's `webhooks` process, retrying after 1 s and then 1 s, sending to the tests'
+    receivers on loopback."""
     with procfile_process("connectivity.webhook_worker", process_settings(
-            services, settings, WEBHOOK_RETRY_SCHEDULE="1,1")) as proc:
+            services, settings, WEBHOOK_RETRY_SCHEDULE="1,1", WEBHOOK_ALLOW_LOOPBACK="on")) as proc:
         yield proc
 
 
