@@ -14,8 +14,9 @@ from connectivity.auth.access import guard_request, policy_of
 from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
-from connectivity.availability.search_model import SearchModel
+from connectivity.availability.read_model import SearchModel
 from connectivity.availability.routes import blp as availability_blp
+from connectivity.bookings.confirmation import ConfirmationKey
 from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
@@ -31,7 +32,8 @@ from connectivity.health import blp as health_blp
 from connectivity.logs import configure_logging
 from connectivity.mapping.routes import blp as mapping_blp
 from connectivity.metrics.endpoint import init_metrics
-from connectivity.operator import register_cli, settings_from_env
+from connectivity.operator import (SettingsMissing, cli_without_settings, register_cli,
+                                   settings_from_env)
 from connectivity.store.replica import LagMonitor, ReadTarget
 from connectivity.reservations.routes import blp as reservations_blp
 from connectivity.events.cursor import EventCursors
@@ -44,7 +46,7 @@ from connectivity.web.routing import register_converters
 from connectivity.settings import Settings
 from connectivity.webhooks.routes import blp as webhooks_blp
 from connectivity.web.wire import (assign_request_id, enforce_body_cap, finish_response,
-                                   parse_json_body)
+                                   forget_request, parse_json_body)
 
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, hotel_bookings_blp,
                   ari_blp, reservations_blp, events_blp, webhooks_blp)
@@ -81,7 +83,12 @@ def read_target(settings: Settings, primary: Database) -> ReadTarget:
 
 
 def create_app(settings: Settings | None = None) -> Flask:
-    settings = settings or settings_from_env()
+    if settings is None:
+        try:
+            settings = settings_from_env()
+        except SettingsMissing as missing:
+            # `flask --app app --help` in a shell without the settings: the commands, listed.
+            return cli_without_settings(missing)
     configure_logging(settings.log_level)
 
     app = Flask("connectivity", static_folder=None)
@@ -108,6 +115,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     # Writes that reads must reflect move the read fence after they commit and before anyone is
     # told (store/read_fence.py). A route answers whatever happens: the write is committed.
     db.listen(READS_CHANGED, read_fence.move_or_warn)
+    vault = SigningVault(settings.secret_key, settings.secret_key_previous)
     built = services.Services(
         settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
@@ -116,7 +124,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         booking_cursors=ListCursors(settings.secret_keys),
         hotel_booking_cursors=ListCursors(settings.secret_keys, HOTEL_BOOKING_CURSOR_SALT),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
-        vault=SigningVault(settings.secret_key, settings.secret_key_previous),
+        vault=vault, confirmation_key=ConfirmationKey(db, vault),
         read_fence=read_fence,
         # The model catches up from the primary: a replica's lag would hide acknowledged
         # writes from it (contract 13.1).
@@ -144,6 +152,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     for hook in (assign_request_id, enforce_body_cap, guard_request, parse_json_body):
         app.before_request(hook)
     app.after_request(finish_response)
+    app.teardown_request(forget_request)
     for blueprint in API_BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(health_blp)

@@ -178,7 +178,8 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
         for finisher in ctx.finishers:
             extra.update(finisher() or {})
     if server:
-        server.requests_sent += n + w * c
+        # A finisher may report requests of its own to the server (a background stream's).
+        server.requests_sent += n + w * c + extra.pop("server_requests", 0)
     result = {"name": scenario.name, "description": scenario.description,
               "server": scenario.server, "concurrency": c, "warmup_per_connection": w,
               "background_busy_share": background,

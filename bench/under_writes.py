@@ -61,7 +61,7 @@ class WriteStream:
             thread.join(30)
         wait_until_applied(self._ctx.database_url)
         self._worker.stop()
-        return dict(self.counts)
+        return {**self.counts, "server_requests": sum(self.counts.values())}
 
     def _paced(self, per_second: float, method: str, path: str, token: str, body,
                accepted: int, counted: str) -> None:

@@ -48,7 +48,8 @@ log = structlog.get_logger(__name__)
 class BatchWorker(SpawnedSchedulerWorker, SimpleWorker):
     # The scheduler (delayed retries, delayed_apply) runs in a spawned process holding none of
     # this process's PostgreSQL or Redis connections, and takes over a lock a killed worker's
-    # scheduler left (adapters/rq_scheduler.py).
+    # scheduler left (adapters/rq_scheduler.py); it logs the worker's JSON lines.
+    scheduler_logging = staticmethod(configure_logging)
 
     # What the job in hand is given after SIGTERM, as HerokuWorker gives its horse: a platform
     # sends SIGKILL some seconds later (Heroku 30 s, Kubernetes 30 s by default).

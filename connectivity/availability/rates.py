@@ -4,7 +4,7 @@ and booking use too, so the three can never disagree about a stay.
 
 Two paths give the same answers. The fast one (FAST_PATH, availability.rates_grid) judges every
 offer x night at once with numpy, from the search read model where it holds the hotel
-(search_model.SearchModel.selling: caught up as search is, so as fresh; no statement unless the
+(read_model.SearchModel.selling: caught up as search is, so as fresh; no statement unless the
 answer converts currencies), else from the day rows read as two compact values; a request
 whose values it cannot hold exactly is answered by the reference path, which reads the rows
 (in the same transaction, so the same snapshot) and prices offer by offer through
@@ -23,7 +23,7 @@ from connectivity.pricing.stay_nights import stay_nights
 from connectivity.availability import rates_grid
 from connectivity.availability.offers import (converts, evaluate_offer, fx_table,
                                               read_catalogue, read_day_rows)
-from connectivity.availability.search_model import Held, SearchModel
+from connectivity.availability.read_model import Held, SearchModel
 from connectivity.availability.stay import ensure_check_in_not_past, fx_multiplier
 from connectivity.pricing.money import FxTable
 

@@ -1,5 +1,5 @@
 """POST /availability/search: which of the requested hotels have anything sellable, and from
-what total. The read model (search_model.py) answers the hotels it holds; one statement
+what total. The read model (read_model/) answers the hotels it holds; one statement
 (sql/queries/availability/search.sql, the reference) answers the rest, or all of them when the
 model is off."""
 
@@ -13,7 +13,7 @@ from connectivity.store.replica import Reads
 from connectivity.web.errors import CurrencyNotSupported, ValidationFailed
 from connectivity.pricing.money import round_money
 from connectivity.store.queries import queries
-from connectivity.availability.search_model import SearchModel
+from connectivity.availability.read_model import SearchModel
 from connectivity.availability.stay import distinct_rooms, minor_units_table, property_today
 
 

@@ -57,7 +57,8 @@ integration guide does).
 
 **Envelope.** Success: `{"success": true, "data": {...}, "request_id"}`. Failure:
 `{"success": false, "error": {"code", "message", "details", "doc_url"}, "request_id"}`. Branch on
-`error.code`, never on `error.message`; `error.doc_url` links to the code's section on this
+`error.code`, never on `error.message`; `error.details` is always an object, the facts some codes
+add (`{}` for the others); `error.doc_url` is an absolute link to the code's section on this
 page (why it happens, how to fix it). Every response carries `X-Request-Id`.
 
 **Rate limits.** Per key, `rate_limit_per_minute` requests in any 60 s. Authenticated responses

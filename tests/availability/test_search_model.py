@@ -15,7 +15,7 @@ import psycopg
 
 from connectivity.auth.authenticate import Caller
 from connectivity.availability.search import search
-from connectivity.availability.search_model import HOTELS, SearchModel
+from connectivity.availability.read_model import HOTELS, SearchModel
 from connectivity.web.services import services_of
 
 from tests.support.ari_days import _ids, set_plan_days, set_room_days

@@ -42,9 +42,10 @@ def catalog_load(file: Path):
 @group.command("list")
 @click.option("--json", "as_json", is_flag=True,
               help='Print one JSON object: {"partners": [...], "properties": [...], '
-                   '"mappings": [...]}.')
+                   '"mappings": [...]} (a mapping with its state and receives_bookings).')
 def catalog_list(as_json):
-    """List partners (with their active keys), properties and mappings (active or paused)."""
+    """List partners (with their active keys), properties and mappings (active or paused, and
+    whether each receives its hotel's bookings)."""
     listed = database().run(list_catalog)
     if as_json:
         click.echo(json.dumps(listed))
@@ -62,7 +63,8 @@ def catalog_list(as_json):
     for m in listed["mappings"]:
         click.echo(f"  {m['partner_code']:<16} {m['property_code']:<12} -> {m['hotel_code']:<16} "
                    f"{m['environment']:<10} {m['state']:<6}  {m['room_types']} room type(s), "
-                   f"{m['rate_plans']} rate plan(s)")
+                   f"{m['rate_plans']} rate plan(s)"
+                   + ("  receives bookings" if m["receives_bookings"] else ""))
 
 
 @group.command("demo-ari")

@@ -117,11 +117,11 @@ RETURNING b.*,
               AS first_confirmed,
           h.hotel_confirmation_code IS DISTINCT FROM b.hotel_confirmation_code AS code_changed;
 
--- name: overdue_hotel_bookings(receiver_id, due_before)
+-- name: overdue_hotel_bookings(partner_code, due_before)
 -- Every hotel booking not acknowledged in its current status and waiting since before
--- `due_before` (hotel_acknowledgement_due_since, migration 0031), of every receiver or one,
--- oldest wait first: `flask --app app hotel-bookings overdue`. Reads only unacknowledged
--- bookings (bookings_unacknowledged_idx, per receiving hotel).
+-- `due_before` (hotel_acknowledgement_due_since, migration 0031), of every receiver or of the
+-- one partner, oldest wait first: `flask --app app hotel-bookings overdue`. Reads only
+-- unacknowledged bookings (bookings_unacknowledged_idx, per receiving hotel).
 SELECT receiver.code AS partner, pp.environment, pp.hotel_code, b.confirmation_number,
        b.status, booker.code AS booked_by, b.created_at, b.cancelled_at,
        hotel_acknowledgement_due_since(b.hotel_acknowledged_status, b.created_at,
@@ -131,7 +131,7 @@ SELECT receiver.code AS partner, pp.environment, pp.hotel_code, b.confirmation_n
   JOIN bookings b ON b.property_id = pp.property_id
   JOIN partners booker ON booker.id = b.partner_id
  WHERE pp.receives_bookings AND b.partner_id <> pp.partner_id
-   AND (:receiver_id::bigint IS NULL OR pp.partner_id = :receiver_id::bigint)
+   AND (:partner_code::text IS NULL OR receiver.code = :partner_code::text)
    AND b.hotel_acknowledged_status IS DISTINCT FROM b.status
    AND hotel_acknowledgement_due_since(b.hotel_acknowledged_status, b.created_at,
                                        b.cancelled_at) < :due_before
