@@ -25,6 +25,7 @@ from connectivity.bookings.hotel_routes import blp as hotel_bookings_blp
 from connectivity.store.database import Database
 from connectivity.store.read_fence import READS_CHANGED, ReadFence, primary_wal_position
 from connectivity.web.docs_page import PUBLIC_ENDPOINTS as DOCS_PAGE_ENDPOINTS, register_docs_page
+from connectivity.web.console import blp as console_blp
 from connectivity.auth.guards import build_guards
 from connectivity.handshake.routes import blp as handshake_blp
 from connectivity.health import blp as health_blp
@@ -158,6 +159,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     init_metrics(app)
 
     register_docs_page(app, api.spec.title)
+    app.register_blueprint(console_blp)  # /console: outside the API prefix, static files
     register_cli(app)
     _refuse_unguarded_routes(app)
     return app

@@ -42,6 +42,7 @@ def register_docs_page(app: Flask, title: str) -> None:
             page, title=title, spec_url=url_for("api-docs.openapi_json"),
             assets=f"{API_PREFIX}/docs/assets/",
             signing_script=url_for("docs_signing"), error_sections=error_sections,
+            console_url=url_for("console.page"),
             inline_code=inline_code)
 
     @app.get(f"{API_PREFIX}/docs/{SIGNING_SCRIPT}", endpoint="docs_signing")
