@@ -38,15 +38,15 @@ def answers(port: int) -> bool:
 
 @contextmanager
 def web_process(services, folder: Path, *, workers: int = 1, ready=None,
-                separate_stderr: bool = False):
+                separate_stderr: bool = False, **settings: str):
     """A running web process, stopped with SIGTERM at the end (SIGKILL to its group past 30 s).
-    `ready(web)`: what else to wait for than /healthz answering."""
+    `ready(web)`: what else to wait for than /healthz answering; `settings`: more environment."""
     port = free_port()
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
            **{k: os.environ[k] for k in ("HOME", "LANG") if k in os.environ},
            "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
            "REDIS_PREFIX": services.redis_prefix, "SECRET_KEY": SECRET_KEY,
-           "PORT": str(port), "WEB_CONCURRENCY": str(workers), "WEB_THREADS": "2"}
+           "PORT": str(port), "WEB_CONCURRENCY": str(workers), "WEB_THREADS": "2", **settings}
     stdout = folder / "gunicorn.log"
     stderr = folder / "gunicorn.err" if separate_stderr else stdout
     with stdout.open("wb") as out, (stderr.open("wb") if separate_stderr else out) as err:

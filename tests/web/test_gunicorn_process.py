@@ -18,11 +18,13 @@ from tests.support.envelope import API
 from tests.support.web_process import web_process
 
 SECRET_QUERY = "token=never-logged-7f3a"
+PUBLIC_BASE_URL = "https://api.example.test"
 
 
 @pytest.fixture
 def web(services, tmp_path):
-    with web_process(services, tmp_path, separate_stderr=True) as running:
+    with web_process(services, tmp_path, separate_stderr=True,
+                     PUBLIC_BASE_URL=PUBLIC_BASE_URL) as running:
         yield running.process, running.port, running.stdout, running.stderr
 
 
@@ -52,7 +54,7 @@ def assert_refused_in_the_envelope(status, headers, body, expected: int, code: s
     assert answer["success"] is False
     assert answer["error"]["code"] == code
     assert answer["error"]["details"] == {}
-    assert answer["error"]["doc_url"] == f"{API}/docs#error-{code}"
+    assert answer["error"]["doc_url"] == f"{PUBLIC_BASE_URL}{API}/docs#error-{code}"
     assert answer["request_id"] == headers["X-Request-Id"]
 
 
