@@ -3,12 +3,13 @@ environment the way PaaS platforms expect (PORT, WEB_CONCURRENCY, WEB_THREADS)."
 
 import multiprocessing
 import os
+from functools import partial
 
 from gunicorn.glogging import Logger
 
 from connectivity.adapters.gunicorn_errors import answer_in_json
 from connectivity.logs import json_handler
-from connectivity.settings import web_threads
+from connectivity.settings import public_base_url, web_threads
 from connectivity.web import request_limits
 from connectivity.web.envelope import refusal_before_the_app
 
@@ -61,8 +62,8 @@ def on_starting(server):
 
 def post_fork(server, worker):
     # gunicorn's answers to a request line or headers over the limits, in the envelope rather
-    # than its HTML page.
-    answer_in_json(refusal_before_the_app)
+    # than its HTML page; `doc_url` absolute when PUBLIC_BASE_URL says where partners reach us.
+    answer_in_json(partial(refusal_before_the_app, origin=public_base_url(os.environ) or ""))
 
 
 def child_exit(server, worker):

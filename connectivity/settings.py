@@ -143,7 +143,7 @@ class Settings:
                 ari_worker_batches_per_second=float(
                     env.get("ARI_WORKER_BATCHES_PER_SECOND", 1000)),
                 metrics_token=env.get("METRICS_TOKEN") or None,
-                public_base_url=_public_base_url(env),
+                public_base_url=public_base_url(env),
                 key_cache_ttl_seconds=float(env.get("KEY_CACHE_TTL_SECONDS", 10)),
                 database_read_url=_connection_url(env, "DATABASE_READ_URL"),
                 read_max_lag_seconds=float(env.get("READ_MAX_LAG_SECONDS", 5)),
@@ -207,7 +207,7 @@ def _previous_secret_keys(env: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k for k in keys if k != env["SECRET_KEY"]))
 
 
-def _public_base_url(env: Mapping[str, str]) -> str | None:
+def public_base_url(env: Mapping[str, str]) -> str | None:
     """PUBLIC_BASE_URL: an http(s) URL with a host, perhaps a path, no query or fragment."""
     from urllib.parse import urlsplit
     value = (env.get("PUBLIC_BASE_URL") or "").strip()

@@ -49,14 +49,15 @@ def error_response(status: int, code: str, message: str, details: dict | None = 
 _REFUSED_BEFORE_THE_APP = {414: "uri_too_long", 431: "headers_too_large"}
 
 
-def refusal_before_the_app(status: int) -> tuple[bytes, str] | None:
+def refusal_before_the_app(status: int, origin: str = "") -> tuple[bytes, str] | None:
     """The JSON body of gunicorn's refusal with this status, and its new request id; None for a
-    status the service does not answer itself (adapters/gunicorn_errors.py)."""
+    status the service does not answer itself (adapters/gunicorn_errors.py). `origin`:
+    PUBLIC_BASE_URL, the only origin known without a request (else `doc_url` is a path)."""
     code = _REFUSED_BEFORE_THE_APP.get(status)
     if code is None:
         return None
     entry, new_id = BY_CODE[code], uuid.uuid4().hex
-    body = error_body(code, f"{entry.meaning}; {entry.action}", None, new_id)
+    body = error_body(code, f"{entry.meaning}; {entry.action}", None, new_id, origin)
     return json.dumps(body).encode(), new_id
 
 

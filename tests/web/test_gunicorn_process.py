@@ -7,59 +7,25 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import signal
 import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from bench.server import ROOT, free_port, procfile_web_command
 from connectivity.web import request_limits
-from tests.conftest import SECRET_KEY
 from tests.support.envelope import API
+from tests.support.web_process import web_process
 
 SECRET_QUERY = "token=never-logged-7f3a"
+PUBLIC_BASE_URL = "https://api.example.test"
 
 
 @pytest.fixture
 def web(services, tmp_path):
-    """(port, stdout path, stderr path) of a running web process; stopped with SIGTERM."""
-    port = free_port()
-    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           **{k: os.environ[k] for k in ("HOME", "LANG") if k in os.environ},
-           "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
-           "REDIS_PREFIX": services.redis_prefix, "SECRET_KEY": SECRET_KEY,
-           "PORT": str(port), "WEB_CONCURRENCY": "1", "WEB_THREADS": "2"}
-    out, err = tmp_path / "stdout", tmp_path / "stderr"
-    with out.open("wb") as stdout, err.open("wb") as stderr:
-        process = subprocess.Popen(procfile_web_command(), cwd=ROOT, env=env, stdout=stdout,
-                                   stderr=stderr, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not _answers(port):
-            assert process.poll() is None, out.read_text() + err.read_text()
-            assert time.monotonic() < deadline, out.read_text() + err.read_text()
-            time.sleep(0.2)
-        yield process, port, out, err
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-def _answers(port: int) -> bool:
-    try:
-        return request(port, "GET", "/healthz")[0] == 200
-    except OSError:
-        return False
+    with web_process(services, tmp_path, separate_stderr=True,
+                     PUBLIC_BASE_URL=PUBLIC_BASE_URL) as running:
+        yield running.process, running.port, running.stdout, running.stderr
 
 
 def request(port: int, method: str, path: str, headers: dict | None = None):
@@ -88,7 +54,7 @@ def assert_refused_in_the_envelope(status, headers, body, expected: int, code: s
     assert answer["success"] is False
     assert answer["error"]["code"] == code
     assert answer["error"]["details"] == {}
-    assert answer["error"]["doc_url"] == f"{API}/docs#error-{code}"
+    assert answer["error"]["doc_url"] == f"{PUBLIC_BASE_URL}{API}/docs#error-{code}"
     assert answer["request_id"] == headers["X-Request-Id"]
 
 
