@@ -31,7 +31,8 @@ from .load import drive, http_ops
 from .machine import code_version, describe
 from .scenarios import REGISTRY, TARGETS, Context, Scenario
 # noqa below: imported to register their scenarios
-from . import ari, ari_stream, ari_visible, bookings, discovery, events, search_fresh, under_writes  # noqa: F401,E402
+from . import (ari, ari_stream, ari_visible, bookings, discovery, events,  # noqa: F401,E402
+               hotel_bookings, search_fresh, under_writes)
 from .server import WebServer
 from .stack import Stack, distribute_bench_database, is_distributed, start_stack
 

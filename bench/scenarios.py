@@ -197,6 +197,9 @@ TARGETS = (
     at_most("events-latency", "p99_ms", 1000, "ms"),
     # Writing a booking's events costs at most 10% of a booking.
     ratio("book", "p50_ms", "book-events-off", 1.10, at_least=False),
+    # The hotel's acknowledgement (issue 35), at 2 clients.
+    at_most("hotel-ack", "p50_ms", 10, "ms", concurrency=2),
+    at_most("hotel-unacknowledged-page", "p50_ms", 20, "ms", concurrency=2),
 )
 
 

@@ -1,6 +1,7 @@
 """The walk-through `make run` prints: the afternoon's whole flow (ping, search, quote, book,
-cancel, the booking arriving at the hotel's channel manager as events, a signed ARI push and its
-batch) as shell commands with this sandbox's tokens filled in.
+the hotel's channel manager acknowledging the booking with the hotel's own code and the booking
+partner reading that code on its booking, cancel, the booking arriving at the channel manager as
+events, a signed ARI push and its batch) as shell commands with this sandbox's tokens filled in.
 It needs bash, curl (7.76 or later, for --fail-with-body), openssl and python3, and works as
 printed: tests/operator/test_walkthrough.py runs it against a live service."""
 
@@ -65,23 +66,35 @@ print(json.dumps({{
     "guests": [{{"room_number": 1, "first_name": "Ana", "last_name": "Silva", "is_adult": True}},
                {{"room_number": 1, "first_name": "Rui", "last_name": "Silva", "is_adult": True}}],
     "contact": {{"first_name": "Ana", "email": "ana@example.com"}}}}))' "$REF")
-step "4. book ($REF)"
-curl -sS --fail-with-body -X POST "$ORIGIN$API/bookings" -H "$PULL" -H "$JSON" -d "$BOOKING"; echo
+BOOKED=$(curl -sS --fail-with-body -X POST "$ORIGIN$API/bookings" -H "$PULL" -H "$JSON" -d "$BOOKING")
+step "4. book ($REF)"; echo "$BOOKED"
+NUMBER=$(printf '%s' "$BOOKED" | python3 -c 'import json, sys; print(json.load(sys.stdin)["data"]["booking"]["confirmation_number"])')
 
-# 5. Cancel it (the answer says the penalty).
-step "5. cancel ($REF)"
+# 5. The hotel's channel manager loads the booking into the hotel's system (it hears of it by
+#    its events, step 7, or GET /hotel-bookings?acknowledged=false) and acknowledges it, with
+#    the hotel's own confirmation code.
+step "5. the hotel's channel manager acknowledges $NUMBER"
+curl -sS --fail-with-body -X POST "$ORIGIN$API/hotel-bookings/$NUMBER/acknowledge" -H "$CHANNEL" \
+  -H "$JSON" -d '{{"status": "confirmed", "hotel_confirmation_code": "LIS-20417"}}'; echo
+
+# 6. The booking partner sees the hotel's code on its booking (and gets booking.hotel_confirmed).
+step "6. the booking, with the hotel's code"
+curl -sS --fail-with-body "$ORIGIN$API/bookings/$REF" -H "$PULL"; echo
+
+# 7. Cancel it (the answer says the penalty); the hotel must then acknowledge the cancellation.
+step "7. cancel ($REF)"
 curl -sS --fail-with-body -X POST "$ORIGIN$API/bookings/$REF/cancel" -H "$PULL" -H "$JSON" -d '{{}}'; echo
 
-# 6. The hotel's channel manager receives the booking and its cancellation as events, in its
+# 8. The hotel's channel manager receives the booking and its cancellation as events, in its
 #    own codes (GET /events; within about a second of each commit).
 for attempt in $(seq 1 30); do
   EVENTS=$(curl -sS --fail-with-body -H "$CHANNEL" \
     "$ORIGIN$API/events?types=hotel_booking.confirmed,hotel_booking.cancelled")
   case $EVENTS in *hotel_booking.cancelled*) break ;; *) sleep 1 ;; esac
 done
-step "6. the hotel's channel manager's events"; echo "$EVENTS"
+step "8. the hotel's channel manager's events"; echo "$EVENTS"
 
-# 7. Push ARI with the signed key: HMAC-SHA256 of
+# 9. Push ARI with the signed key: HMAC-SHA256 of
 #    METHOD \n path?query \n timestamp \n nonce \n hex(sha256(body)), keyed with the secret.
 # signed METHOD PATH [BODY]
 signed() {{
@@ -96,16 +109,16 @@ signed() {{
     -H "X-Timestamp: $ts" -H "X-Nonce: $nonce" -H "X-Signature: $signature" "${{@:3}}"
 }}
 ARI={ari}
-ACCEPTED=$(signed PUT /ari "$ARI"); step "7. signed ARI push (202: accepted, queued)"
+ACCEPTED=$(signed PUT /ari "$ARI"); step "9. signed ARI push (202: accepted, queued)"
 echo "$ACCEPTED"
 BATCH_ID=$(printf '%s' "$ACCEPTED" | field batch_id)
 
-# 8. The batch is applied in the background: read its outcome until it is final.
+# 10. The batch is applied in the background: read its outcome until it is final.
 for attempt in $(seq 1 60); do
   BATCH=$(signed GET "/ari/batches/$BATCH_ID")
   case $(printf '%s' "$BATCH" | field status) in queued|processing) sleep 1 ;; *) break ;; esac
 done
-step "8. the batch's outcome"; echo "$BATCH"
+step "10. the batch's outcome"; echo "$BATCH"
 """
 
 

@@ -57,9 +57,12 @@ def list_hotel_bookings(db: Database, cursors: ListCursors, caller: Caller,
     acknowledged = query.get("acknowledged")
 
     def read_rows(conn, property_id, after, page_size):
+        # No cursor: from before the first booking (the condition stays an index range).
+        after_created_at, after_id = after if after[0] is not None else ("-infinity", 0)
         where = {"receiver_id": caller.partner_id, "environment": caller.environment,
                  "property_id": property_id, "status": query.get("status"),
-                 "after_created_at": after[0], "after_id": after[1], "page_size": page_size}
+                 "after_created_at": after_created_at, "after_id": after_id,
+                 "page_size": page_size}
         if acknowledged is False:
             return q.list_unacknowledged_hotel_bookings(conn, **where)
         return q.list_hotel_bookings(conn, **where, acknowledged_only=acknowledged is True)

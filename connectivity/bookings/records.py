@@ -57,7 +57,7 @@ def hotel_acknowledgement(row: dict) -> dict[str, Any]:
     when the status the hotel last loaded is the booking's status now (a cancellation after an
     acknowledgement makes it false again), `acknowledged_at` when that status was first
     acknowledged, and the hotel's own code."""
-    acknowledged = row["hotel_acknowledged_status"] == row["status"]
+    acknowledged = not row["hotel_acknowledgement_due"]
     return {"acknowledged": acknowledged,
             "acknowledged_at": row["hotel_status_acknowledged_at"] if acknowledged else None,
             "hotel_confirmation_code": row["hotel_confirmation_code"]}

@@ -37,6 +37,8 @@ def list_events(query):
     holds: `ari_batch.finished` (ari.write, restriction.write; data: the batch as GET
     /ari/batches/{batchId} answers it once finished), `booking.confirmed`, `booking.cancelled`
     (booking.read; data: `{"booking"}` as GET /bookings/{reference} answers it),
+    `booking.hotel_confirmed` (booking.read; the same data, when the hotel first acknowledges
+    the confirmed booking and whenever its `hotel_confirmation_code` changes),
     `hotel_booking.confirmed`, `hotel_booking.cancelled` (reservation.write; another partner's
     pull booking on a hotel whose mapping for this partner has `receives_bookings`, in this
     partner's codes: a room type or rate plan it has no code for is null and named in

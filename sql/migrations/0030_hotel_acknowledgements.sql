@@ -5,7 +5,8 @@
 -- Runs outside a transaction so that the indexes are built CONCURRENTLY and VALIDATE scans
 -- under its own weaker lock (bookings and event_log grow with every sale). Each statement can
 -- run again after a failed run.
--- Locks: ADD COLUMN (nullable, no default: catalogue-only) and ADD CONSTRAINT ... NOT VALID take
+-- Locks: ADD COLUMN (nullable, or with a constant default: catalogue-only, no rewrite) and ADD
+-- CONSTRAINT ... NOT VALID take
 -- ACCESS EXCLUSIVE on bookings, then on event_log, for an instant (under the runner's 5 s
 -- lock_timeout); each VALIDATE scans its table under SHARE UPDATE EXCLUSIVE, and the concurrent
 -- builds block no writer (each waits for the transactions open when it starts).
@@ -22,6 +23,14 @@ ALTER TABLE bookings ADD COLUMN IF NOT EXISTS hotel_acknowledged_status text;
 ALTER TABLE bookings ADD COLUMN IF NOT EXISTS hotel_status_acknowledged_at timestamptz;
 ALTER TABLE bookings ADD COLUMN IF NOT EXISTS hotel_confirmation_code text;
 ALTER TABLE bookings ADD COLUMN IF NOT EXISTS hotel_acknowledged_at timestamptz;
+-- Whether the booking's current status waits for the hotel's acknowledgement (the API's
+-- `acknowledged` is its negation), kept as a column of its own so that PostgreSQL has
+-- statistics of it: a condition comparing two columns is estimated true for nearly every row,
+-- and the planner then skipped the partial index below for a scan of every booking of the
+-- hotel. The CHECK makes it the comparison's value in every row; true for every booking made
+-- before (none was acknowledged).
+ALTER TABLE bookings ADD COLUMN IF NOT EXISTS hotel_acknowledgement_due boolean NOT NULL
+    DEFAULT true;
 
 -- hotel_acknowledged_status: the status the hotel last said it loaded (NULL: none yet), and
 -- hotel_status_acknowledged_at when it first said so. `acknowledged` is that status being the
@@ -29,6 +38,7 @@ ALTER TABLE bookings ADD COLUMN IF NOT EXISTS hotel_acknowledged_at timestamptz;
 -- A cancelled booking cannot come back, so a cancellation acknowledged while the booking is
 -- confirmed is unstorable. hotel_acknowledged_at: when the confirmed booking was first
 -- acknowledged (the booking partner's `hotel_acknowledged_at`), kept through a cancellation.
+-- hotel_acknowledgement_due: that status not acknowledged, exactly.
 ALTER TABLE bookings DROP CONSTRAINT IF EXISTS bookings_hotel_acknowledgement;
 ALTER TABLE bookings ADD CONSTRAINT bookings_hotel_acknowledgement CHECK (
     (hotel_acknowledged_status IS NULL) = (hotel_status_acknowledged_at IS NULL)
@@ -38,6 +48,7 @@ ALTER TABLE bookings ADD CONSTRAINT bookings_hotel_acknowledgement CHECK (
          OR (hotel_confirmation_code ~ '^[A-Za-z0-9._/-]{1,64}$'
              AND hotel_acknowledged_status IS NOT NULL))
     AND (hotel_acknowledged_at IS NULL OR hotel_acknowledged_status IS NOT NULL)
+    AND hotel_acknowledgement_due = (hotel_acknowledged_status IS DISTINCT FROM status)
 ) NOT VALID;
 ALTER TABLE bookings VALIDATE CONSTRAINT bookings_hotel_acknowledgement;
 
@@ -46,14 +57,17 @@ ALTER TABLE bookings VALIDATE CONSTRAINT bookings_hotel_acknowledgement;
 -- these, however many were acknowledged before (an acknowledged booking leaves the index, a
 -- cancellation brings it back until acknowledged). Bookings of hotels without a receiver stay
 -- in it; they are read only under their own hotel, which no receiver asks for.
+-- The columns the listing's other conditions read are included, so that a page is chosen from
+-- the index alone (an index-only scan) and only its bookings are read whole.
 DROP INDEX CONCURRENTLY IF EXISTS bookings_unacknowledged_idx;
 CREATE INDEX CONCURRENTLY bookings_unacknowledged_idx ON bookings (property_id, created_at, id)
-    WHERE hotel_acknowledged_status IS DISTINCT FROM status;
+    INCLUDE (partner_id, status) WHERE hotel_acknowledgement_due;
 
 -- Every hotel booking of a hotel in listing order (GET /hotel-bookings without
--- acknowledged=false, and with a hotel_code).
+-- acknowledged=false, and with a hotel_code), likewise.
 DROP INDEX CONCURRENTLY IF EXISTS bookings_hotel_listing_idx;
-CREATE INDEX CONCURRENTLY bookings_hotel_listing_idx ON bookings (property_id, created_at, id);
+CREATE INDEX CONCURRENTLY bookings_hotel_listing_idx ON bookings (property_id, created_at, id)
+    INCLUDE (partner_id, status, hotel_acknowledgement_due);
 
 -- booking.hotel_confirmed (contract 13.2), for the booking partner.
 ALTER TABLE event_log DROP CONSTRAINT IF EXISTS event_log_type_check;

@@ -48,14 +48,20 @@ def test_the_printed_walkthrough_runs_as_printed(db, catalog, issue, live_origin
     done = subprocess.run(["bash", "-e", str(path)], capture_output=True, text=True, env=env,
                           timeout=180)
     assert done.returncode == 0, (done.stdout, done.stderr)
-    ping, search, quote, booking, cancel, events, accepted, batch = answers(done.stdout)
-    # Each step's answer follows its heading: one answer under each of the eight headings.
-    assert re.findall(r"(?m)^== (\d)\. ", done.stdout) == [str(n) for n in range(1, 9)]
-    sections = re.split(r"(?m)^== \d\. .*$", done.stdout)[1:]
-    assert [answers(section) for section in sections] == [
-        [a] for a in (ping, search, quote, booking, cancel, events, accepted, batch)]
-    assert all(a["success"] for a in (ping, search, quote, booking, cancel, events, accepted,
-                                      batch))
+    steps = answers(done.stdout)
+    ping, search, quote, booking, acknowledged, read, cancel, events, accepted, batch = steps
+    # Each step's answer follows its heading: one answer under each of the ten headings.
+    assert re.findall(r"(?m)^== (\d+)\. ", done.stdout) == [str(n) for n in range(1, 11)]
+    sections = re.split(r"(?m)^== \d+\. .*$", done.stdout)[1:]
+    assert [answers(section) for section in sections] == [[a] for a in steps]
+    assert all(a["success"] for a in steps)
+    # The hotel's code arrives on the booking partner's booking, and stays through the cancel.
+    hotel_booking = acknowledged["data"]["hotel_booking"]
+    assert (hotel_booking["acknowledged"], hotel_booking["hotel_code"],
+            hotel_booking["hotel_confirmation_code"]) == (True, "CM-LIS", "LIS-20417")
+    assert read["data"]["booking"]["hotel_confirmation_code"] == "LIS-20417"
+    assert read["data"]["booking"]["hotel_acknowledged_at"] == hotel_booking["acknowledged_at"]
+    assert cancel["data"]["booking"]["hotel_confirmation_code"] == "LIS-20417"
     # The booking reached the hotel's channel manager, in its codes, then its cancellation.
     arrived = [(e["type"], e["data"]["booking"]["confirmation_number"],
                 e["data"]["booking"]["hotel_code"]) for e in events["data"]["events"]]

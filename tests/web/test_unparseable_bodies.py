@@ -23,7 +23,8 @@ from tests.support.envelope import API, assert_envelope_failure
 # A value of each path converter's pattern (a converter added later fails here, by name).
 PATH_VALUES = {"ReferenceConverter": "GEN-1", "BatchIdConverter": "batch-1",
                "HotelCodeConverter": "ACME-LIS", "EndpointIdConverter": "we_" + "A" * 24,
-               "EventIdConverter": "evt_" + "0" * 32}
+               "EventIdConverter": "evt_" + "0" * 32,
+               "ConfirmationNumberConverter": "PCS-ABCDEFGH2345"}
 HUGE_INTEGER = "1" + "0" * 5000
 
 

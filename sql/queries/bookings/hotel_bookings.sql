@@ -27,49 +27,64 @@ SELECT b.*, pp.hotel_code AS receiver_hotel_code,
 
 -- name: list_hotel_bookings(receiver_id, environment, property_id, status, acknowledged_only, after_created_at, after_id, page_size)
 -- Up to page_size + 1 of the receiver's hotel bookings, oldest created first, after the
--- (created_at, id) a cursor carries (bookings_hotel_listing_idx per hotel); property_id: the
--- receiver's mapping of the hotel code asked for. acknowledged_only: those whose current status
--- was acknowledged. The unacknowledged ones are list_unacknowledged_hotel_bookings'.
-SELECT b.*, pp.hotel_code AS receiver_hotel_code,
-       prt.room_type_code AS receiver_room_type_code,
+-- (created_at, id) a cursor carries ('-infinity' and 0 without one: the condition stays an
+-- index range whatever the plan); property_id: the receiver's mapping of the hotel code asked
+-- for. acknowledged_only: those whose current status was acknowledged; the unacknowledged ones
+-- are list_unacknowledged_hotel_bookings'. The page is chosen first from
+-- bookings_hotel_listing_idx alone (it holds what the conditions read), then only its bookings
+-- are read whole and given their codes. Choosing it still reads every hotel booking of the
+-- receiver after the cursor: one hotel's (`hotel_code`) or the unacknowledged ones cost far
+-- less. (A LATERAL taking one page per hotel would bound it, but Citus refuses a LIMIT in a
+-- lateral subquery that refers to a reference table.)
+SELECT b.*, page.receiver_hotel_code, prt.room_type_code AS receiver_room_type_code,
        prp.rate_plan_code AS receiver_rate_plan_code, booker.name AS channel_name
-  FROM partner_properties pp
-  JOIN bookings b ON b.property_id = pp.property_id
+  FROM (SELECT h.property_id, h.id, pp.id AS receiver_mapping_id,
+               pp.hotel_code AS receiver_hotel_code
+          FROM partner_properties pp
+          JOIN bookings h ON h.property_id = pp.property_id
+         WHERE pp.partner_id = :receiver_id AND pp.environment = :environment
+           AND pp.receives_bookings AND h.partner_id <> :receiver_id
+           AND (h.created_at, h.id) > (:after_created_at::timestamptz, :after_id::bigint)
+           AND (:property_id::bigint IS NULL OR pp.property_id = :property_id::bigint)
+           AND (:status::text IS NULL OR h.status = :status::text)
+           AND (NOT :acknowledged_only::boolean OR NOT h.hotel_acknowledgement_due)
+         ORDER BY h.created_at, h.id
+         LIMIT :page_size + 1) page
+  JOIN bookings b ON b.property_id = page.property_id AND b.id = page.id
   JOIN partners booker ON booker.id = b.partner_id
-  LEFT JOIN partner_room_types prt ON prt.mapping_id = pp.id AND prt.room_type_id = b.room_type_id
-  LEFT JOIN partner_rate_plans prp ON prp.mapping_id = pp.id AND prp.rate_plan_id = b.rate_plan_id
- WHERE pp.partner_id = :receiver_id AND pp.environment = :environment AND pp.receives_bookings
-   AND b.partner_id <> :receiver_id
-   AND (:property_id::bigint IS NULL OR pp.property_id = :property_id::bigint)
-   AND (:status::text IS NULL OR b.status = :status::text)
-   AND (NOT :acknowledged_only::boolean OR b.hotel_acknowledged_status = b.status)
-   AND (:after_created_at::timestamptz IS NULL
-        OR (b.created_at, b.id) > (:after_created_at::timestamptz, :after_id::bigint))
- ORDER BY b.created_at, b.id
- LIMIT :page_size + 1;
+  LEFT JOIN partner_room_types prt
+    ON prt.mapping_id = page.receiver_mapping_id AND prt.room_type_id = b.room_type_id
+  LEFT JOIN partner_rate_plans prp
+    ON prp.mapping_id = page.receiver_mapping_id AND prp.rate_plan_id = b.rate_plan_id
+ ORDER BY b.created_at, b.id;
 
 -- name: list_unacknowledged_hotel_bookings(receiver_id, environment, property_id, status, after_created_at, after_id, page_size)
--- The same for the bookings whose current status no hotel has acknowledged, through
--- bookings_unacknowledged_idx: the condition is written exactly as that index's predicate so
--- that the planner may use it whatever the parameters, and the page reads only unacknowledged
--- bookings, however many were acknowledged before.
-SELECT b.*, pp.hotel_code AS receiver_hotel_code,
-       prt.room_type_code AS receiver_room_type_code,
+-- The same for the bookings whose current status no hotel has acknowledged, the page chosen
+-- from bookings_unacknowledged_idx alone: its condition is that index's predicate, written
+-- alone (not behind a parameter) so that the planner may use it whatever the parameters, and
+-- it reads only the unacknowledged bookings of the receiver's hotels after the cursor, however
+-- many were acknowledged before.
+SELECT b.*, page.receiver_hotel_code, prt.room_type_code AS receiver_room_type_code,
        prp.rate_plan_code AS receiver_rate_plan_code, booker.name AS channel_name
-  FROM partner_properties pp
-  JOIN bookings b ON b.property_id = pp.property_id
+  FROM (SELECT h.property_id, h.id, pp.id AS receiver_mapping_id,
+               pp.hotel_code AS receiver_hotel_code
+          FROM partner_properties pp
+          JOIN bookings h ON h.property_id = pp.property_id
+         WHERE pp.partner_id = :receiver_id AND pp.environment = :environment
+           AND pp.receives_bookings AND h.hotel_acknowledgement_due
+           AND h.partner_id <> :receiver_id
+           AND (h.created_at, h.id) > (:after_created_at::timestamptz, :after_id::bigint)
+           AND (:property_id::bigint IS NULL OR pp.property_id = :property_id::bigint)
+           AND (:status::text IS NULL OR h.status = :status::text)
+         ORDER BY h.created_at, h.id
+         LIMIT :page_size + 1) page
+  JOIN bookings b ON b.property_id = page.property_id AND b.id = page.id
   JOIN partners booker ON booker.id = b.partner_id
-  LEFT JOIN partner_room_types prt ON prt.mapping_id = pp.id AND prt.room_type_id = b.room_type_id
-  LEFT JOIN partner_rate_plans prp ON prp.mapping_id = pp.id AND prp.rate_plan_id = b.rate_plan_id
- WHERE pp.partner_id = :receiver_id AND pp.environment = :environment AND pp.receives_bookings
-   AND b.partner_id <> :receiver_id
-   AND b.hotel_acknowledged_status IS DISTINCT FROM b.status
-   AND (:property_id::bigint IS NULL OR pp.property_id = :property_id::bigint)
-   AND (:status::text IS NULL OR b.status = :status::text)
-   AND (:after_created_at::timestamptz IS NULL
-        OR (b.created_at, b.id) > (:after_created_at::timestamptz, :after_id::bigint))
- ORDER BY b.created_at, b.id
- LIMIT :page_size + 1;
+  LEFT JOIN partner_room_types prt
+    ON prt.mapping_id = page.receiver_mapping_id AND prt.room_type_id = b.room_type_id
+  LEFT JOIN partner_rate_plans prp
+    ON prp.mapping_id = page.receiver_mapping_id AND prp.rate_plan_id = b.rate_plan_id
+ ORDER BY b.created_at, b.id;
 
 -- name: acknowledge_booking(property_id, id, status, hotel_confirmation_code, acknowledged_at)^
 -- The hotel has loaded the booking in `status`: one conditional UPDATE on the booking's shard,
@@ -97,7 +112,7 @@ WITH held AS MATERIALIZED (
        FOR UPDATE
 )
 UPDATE bookings b
-   SET hotel_acknowledged_status = b.status,
+   SET hotel_acknowledged_status = b.status, hotel_acknowledgement_due = false,
        hotel_status_acknowledged_at = CASE WHEN b.hotel_acknowledged_status = b.status
                                            THEN b.hotel_status_acknowledged_at
                                            ELSE :acknowledged_at::timestamptz END,
@@ -132,7 +147,7 @@ SELECT receiver.code AS partner, pp.environment, pp.hotel_code, b.confirmation_n
   JOIN partners booker ON booker.id = b.partner_id
  WHERE pp.receives_bookings AND b.partner_id <> pp.partner_id
    AND (:partner_code::text IS NULL OR receiver.code = :partner_code::text)
-   AND b.hotel_acknowledged_status IS DISTINCT FROM b.status
+   AND b.hotel_acknowledgement_due
    AND hotel_acknowledgement_due_since(b.hotel_acknowledged_status, b.created_at,
                                        b.cancelled_at) < :due_before
  ORDER BY waiting_since, receiver.code, b.confirmation_number;

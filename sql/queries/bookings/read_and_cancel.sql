@@ -20,9 +20,11 @@ SELECT b.*, pr.timezone
 -- name: mark_cancelled(property_id, id, cancelled_at, penalty_amount, cancel_reason)^
 -- The transition itself is the guard: of two concurrent cancels only one gets the row back,
 -- and only that one releases the inventory. A booking whose guest data was purged keeps no
--- free-text reason (connectivity/operator/privacy.py).
+-- free-text reason (connectivity/operator/privacy.py). A cancellation waits for the hotel's
+-- acknowledgement of its own (contract 13.2; migration 0030's CHECK).
 UPDATE bookings
-   SET status = 'cancelled', cancelled_at = :cancelled_at, penalty_amount = :penalty_amount,
+   SET status = 'cancelled', hotel_acknowledgement_due = true,
+       cancelled_at = :cancelled_at, penalty_amount = :penalty_amount,
        cancel_reason = CASE WHEN guest_data_purged_at IS NULL THEN :cancel_reason END
  WHERE property_id = :property_id AND id = :id AND status = 'confirmed'
 RETURNING *;

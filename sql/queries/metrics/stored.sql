@@ -78,5 +78,5 @@ SELECT receiver.code AS partner, pp.environment, count(*) AS bookings,
   FROM partner_properties pp
   JOIN partners receiver ON receiver.id = pp.partner_id
   JOIN bookings b ON b.property_id = pp.property_id AND b.partner_id <> pp.partner_id
- WHERE pp.receives_bookings AND b.hotel_acknowledged_status IS DISTINCT FROM b.status
+ WHERE pp.receives_bookings AND b.hotel_acknowledgement_due
  GROUP BY receiver.code, pp.environment;

@@ -26,7 +26,7 @@ from tests.support.signing import bearer
 from tests.system.contract.conftest import DESCRIPTION_PATH, SigningMiddleware
 
 # Each operation is fuzzed in full with the key made for it (pull: handshake, mapping,
-# availability, bookings; push: handshake, ARI, reservations): MAX_EXAMPLES generated cases
+# availability, bookings; push: handshake, ARI, reservations, hotel bookings): MAX_EXAMPLES generated cases
 # plus schemathesis's coverage cases (boundaries, wrong types, NUL bytes, huge integers,
 # unexpected methods). With the other key it only has to be refused as documented (403): a few
 # generated cases, no coverage phase. Together about a minute on a 2-core machine.
@@ -58,10 +58,11 @@ for loaded, examples in ((own, MAX_EXAMPLES), (other, OTHER_KEY_EXAMPLES)):
 other.config.phases.coverage.enabled = False
 
 PULL_AREAS = r"/api/connectivity/v1/(ping|whoami|mapping|availability|bookings|webhook-endpoints)"
-PUSH_AREAS = r"/api/connectivity/v1/(ping|whoami|ari|reservations)"
+PUSH_AREAS = r"/api/connectivity/v1/(ping|whoami|ari|reservations|hotel-bookings)"
 with_pull_key = own.include(path_regex=PULL_AREAS)
 with_push_key = own.include(path_regex=PUSH_AREAS)
-pull_key_on_push_side = other.include(path_regex=r"/api/connectivity/v1/(ari|reservations)")
+pull_key_on_push_side = other.include(
+    path_regex=r"/api/connectivity/v1/(ari|reservations|hotel-bookings)")
 push_key_on_pull_side = other.include(
     path_regex=r"/api/connectivity/v1/(mapping|availability|bookings)")
 

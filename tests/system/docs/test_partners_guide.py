@@ -79,6 +79,9 @@ def test_the_python_examples_run(sandbox, tmp_path):
     assert "webhook received: ping deliveries: 2" in out
     assert "event: booking.confirmed" in out and "event: booking.cancelled" in out
     assert "hotel booking: CM-LIS CM-DBL CM-BAR from Acme Travel" in out
+    # 8.2: the channel manager's loop, a cancellation racing it included
+    assert "status changed to cancelled - loading it again" in out
+    assert "left to acknowledge: 0" in out and "acme sees the hotel's code: True" in out
 
 
 def test_the_javascript_examples_run(sandbox, tmp_path):

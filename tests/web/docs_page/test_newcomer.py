@@ -18,7 +18,8 @@ from connectivity.web.catalogue import BY_CODE, CATALOGUE
 from tests.support.envelope import API, assert_envelope_failure
 
 DOCS = f"{API}/docs"
-# Contract section 6's codes (and section 2's 401s): each must have its section on the page.
+# Contract section 6's codes (and section 2's 401s, 12.4's and 13.2's): each must have its
+# section on the page.
 CONTRACT_CODES = {
     "malformed_json", "missing_credentials", "invalid_credentials", "key_revoked", "key_expired",
     "signature_required", "stale_request", "invalid_signature", "replayed_request",
@@ -27,7 +28,7 @@ CONTRACT_CODES = {
     "quote_mismatch", "penalty_exceeds_expectation", "cursor_expired", "payload_too_large",
     "unsupported_media_type", "idempotency_key_reused", "validation_failed",
     "invalid_quote_token", "currency_not_supported", "rate_limited", "not_implemented",
-    "service_unavailable", "internal_error",
+    "service_unavailable", "internal_error", "status_changed",
 }
 
 
