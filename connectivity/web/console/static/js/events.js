@@ -91,6 +91,7 @@ export function setupEvents() {
       body));
     let query = start === "latest" ? { start: "latest" } : {};
     let count = null;  // events shown; null until the first page has placed the tail
+    let told = false;  // the status line tells a refusal the tail has waited out
     say(status, "Starting the tail…");
     while (!signal.aborted) {
       let page;
@@ -101,6 +102,7 @@ export function setupEvents() {
           return;
         }
         tell(status, problem);
+        told = true;
         if (problem.code !== "rate_limited" && problem.code !== "service_unavailable") {
           stop();
           return;
@@ -116,7 +118,8 @@ export function setupEvents() {
       while (body.rows.length > KEPT) {
         body.lastElementChild.remove();
       }
-      if (count === null || page.events.length) {
+      if (count === null || page.events.length || told) {
+        told = false;
         count = (count || 0) + page.events.length;
         say(status, count ? `Tailing: ${count} event${count === 1 ? "" : "s"} so far.`
           : "Tailing: no event yet, waiting for the next…");
