@@ -35,9 +35,10 @@ def worker(services, settings):
 
 @pytest.fixture
 def webhook_worker(services, settings):
-    """The Procfile's `webhooks` process, retrying after 1 s and then 1 s."""
+    """The Procfile's `webhooks` process, retrying after 1 s and then 1 s, sending to the tests'
+    receivers on loopback."""
     yield from _procfile_process("connectivity.webhook_worker", services, settings,
-                                 WEBHOOK_RETRY_SCHEDULE="1,1")
+                                 WEBHOOK_RETRY_SCHEDULE="1,1", WEBHOOK_ALLOW_LOOPBACK="on")
 
 
 def _procfile_process(module: str, services, settings, **extra_env):
