@@ -31,6 +31,10 @@ class Settings:
     # `privacy purge` replaces the personal fields of stays that ended more days ago than this
     # (docs/operations.md, "Guest data that expires").
     privacy_purge_after_days: int = 365
+    # A hotel booking whose current status its receiver has not acknowledged for this long is
+    # overdue (`hotel-bookings overdue`; docs/operations.md, "Hotel bookings nobody
+    # acknowledged").
+    hotel_ack_deadline_seconds: int = 1800
     quote_ttl_seconds: int = 900
     max_body_bytes: int = 8 * 1024 * 1024
     db_pool_size: int = 8
@@ -58,6 +62,10 @@ class Settings:
     ari_worker_batches_per_second: float = 1000.0
     # When set, GET /metrics answers only `Authorization: Bearer <metrics_token>`.
     metrics_token: str | None = None
+    # Where partners reach the service (scheme, host, and a path prefix if a proxy adds one),
+    # without a trailing '/': the origin of the absolute links answers carry (`error.doc_url`).
+    # None: each request's own origin, as its Host header and scheme give it.
+    public_base_url: str | None = None
     # How long a web process may keep a copy of a key's row (auth/keycache.py); 0 turns the
     # copies off. Revocation is immediate either way; this bounds only a change whose
     # announcement to Redis failed (the operator CLI says so and exits non-zero).
@@ -84,15 +92,16 @@ class Settings:
     # A connection that bypasses a transaction pooler in front of database_url, for the
     # migrations that cannot run in a transaction (operator/migrations.py).
     database_direct_url: str | None = None
-    # Search answered from the web process's read model (availability/search_model.py); off:
+    # Search answered from the web process's read model (availability/read_model/); off:
     # every search runs the reference statement (search.sql).
     search_read_model: bool = True
     # "background": a hotel the model lacks is answered by the statement and loaded by a thread
     # for the next searches; "inline": loaded before answering (tests, small catalogues).
     search_model_loading: str = "background"
-    # A search within this many seconds of the model's last catch-up with the change feed skips
-    # it (0: every search catches up first, reading its own writes).
-    search_model_refresh_seconds: float = 0.25
+    # The longest the model goes without a catch-up with the change log when the read fence did
+    # not move (store/read_fence.py): it bounds only what a writer that died between its commit
+    # and its move can hide. 0: every search and rates request catches up first.
+    search_model_refresh_seconds: float = 1.0
     # Load every property into the model when the process starts, rather than as searched.
     search_model_preload: bool = False
     # The most properties one web process's model holds (0: no bound), about 58 KB each at
@@ -121,6 +130,7 @@ class Settings:
                 secret_key=env["SECRET_KEY"],
                 secret_key_previous=previous,
                 privacy_purge_after_days=int(env.get("PRIVACY_PURGE_AFTER_DAYS", 365)),
+                hotel_ack_deadline_seconds=int(env.get("HOTEL_ACK_DEADLINE_SECONDS", 1800)),
                 quote_ttl_seconds=int(env.get("QUOTE_TTL_SECONDS", 900)),
                 max_body_bytes=int(env.get("MAX_BODY_BYTES", 8 * 1024 * 1024)),
                 # A web process runs WEB_THREADS requests at once and each holds one database
@@ -139,6 +149,7 @@ class Settings:
                 ari_worker_batches_per_second=float(
                     env.get("ARI_WORKER_BATCHES_PER_SECOND", 1000)),
                 metrics_token=env.get("METRICS_TOKEN") or None,
+                public_base_url=_public_base_url(env),
                 key_cache_ttl_seconds=float(env.get("KEY_CACHE_TTL_SECONDS", 10)),
                 database_read_url=_connection_url(env, "DATABASE_READ_URL"),
                 read_max_lag_seconds=float(env.get("READ_MAX_LAG_SECONDS", 5)),
@@ -151,7 +162,7 @@ class Settings:
                 search_read_model=env.get("SEARCH_READ_MODEL", "on").lower()
                 not in ("off", "0", "false", "no"),
                 search_model_loading=env.get("SEARCH_MODEL_LOADING", "background"),
-                search_model_refresh_seconds=float(env.get("SEARCH_MODEL_REFRESH_SECONDS", 0.25)),
+                search_model_refresh_seconds=float(env.get("SEARCH_MODEL_REFRESH_SECONDS", 1.0)),
                 search_model_preload=env.get("SEARCH_MODEL_PRELOAD", "off").lower()
                 in ("on", "1", "true", "yes"),
                 search_model_max_properties=int(env.get("SEARCH_MODEL_MAX_PROPERTIES", 0)),
@@ -179,13 +190,14 @@ class Settings:
                                 "WEBHOOK_WORKER_CONCURRENCY")
         if settings.search_model_loading not in ("background", "inline"):
             raise SettingsError("SEARCH_MODEL_LOADING must be background or inline")
-        if not 0 <= settings.search_model_refresh_seconds <= 1:
-            raise SettingsError("SEARCH_MODEL_REFRESH_SECONDS must be 0 to 1 (search's freshness "
-                                "bound is 1 s)")
+        if not 0 <= settings.search_model_refresh_seconds <= 60:
+            raise SettingsError("SEARCH_MODEL_REFRESH_SECONDS must be 0 to 60")
         if not 2 <= settings.search_model_window_days <= 1000:
             raise SettingsError("SEARCH_MODEL_WINDOW_DAYS must be 2 to 1000")
         if settings.privacy_purge_after_days < 1:
             raise SettingsError("PRIVACY_PURGE_AFTER_DAYS must be at least 1")
+        if settings.hotel_ack_deadline_seconds < 1:
+            raise SettingsError("HOTEL_ACK_DEADLINE_SECONDS must be at least 1")
         return settings
 
     @property
@@ -229,6 +241,19 @@ def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
     if text in ("off", "false", "no", "0"):
         return False
     raise SettingsError(f"{name} must be on or off")
+
+
+def _public_base_url(env: Mapping[str, str]) -> str | None:
+    """PUBLIC_BASE_URL: an http(s) URL with a host, perhaps a path, no query or fragment."""
+    from urllib.parse import urlsplit
+    value = (env.get("PUBLIC_BASE_URL") or "").strip()
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise SettingsError("PUBLIC_BASE_URL must be an http(s) URL with a host and no query or "
+                            f"fragment, e.g. https://api.example.com, not {value!r}")
+    return value.rstrip("/")
 
 
 def _retry_schedule(env: Mapping[str, str]) -> tuple[int, ...]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from connectivity.web.schema import Schema
-from connectivity.web.fields import Amount, CurrencyCode, Day, Flag, Money, PartnerCode, PartnerCodeList
+from connectivity.web.fields import (Amount, CurrencyCode, Day, Flag, Money, PartnerCode,
+                                      PartnerCodeList, QueryFlag)
 from connectivity.web.validators import PARTNER_CODE_RE
 from connectivity.ari.idempotency import HEADER as IDEMPOTENCY_KEY, RETENTION_HOURS
 from connectivity.ari.limits import AVAILABILITY, MAX_ARI_ITEMS, MAX_RESTRICTION_ITEMS, STAY_NIGHTS
@@ -245,21 +246,8 @@ class ReadBackSchema(Schema):
 
 # PUT /ari?dry_run=true, PUT /ari/restrictions?dry_run=true (contract 11.2) -----------------
 
-class DryRunFlag(fields.Field):
-    """`true` or `false` in a query string, nothing else (`1`, `yes`, `maybe` are refused)."""
-
-    def __init__(self, **kwargs):
-        kwargs["metadata"] = {"type": "boolean", **kwargs.get("metadata", {})}
-        super().__init__(**kwargs)
-
-    def _deserialize(self, value, attr, data, **kwargs) -> bool:
-        if value not in ("true", "false"):
-            raise ValidationError("must be true or false")
-        return value == "true"
-
-
 class DryRunQuerySchema(Schema):
-    dry_run = DryRunFlag(load_default=False, metadata={
+    dry_run = QueryFlag(load_default=False, metadata={
         "description": "true: answer 200 with what the push would do if applied now, and store "
                        "nothing (no batch, no job, no value)"})
 

@@ -165,6 +165,14 @@ class BookingSchema(PricedStaySchema):
                        "policy stay"})
     guest_data_purged_at = fields.DateTime(required=True, allow_none=True, metadata={
         "description": "when it expired; null while the booking holds it"})
+    hotel_confirmation_code = fields.String(required=True, allow_none=True, metadata={
+        "description": "the hotel's own confirmation code, as its system gave it when it "
+                       "acknowledged the booking (what the front desk knows the stay by); null "
+                       "until the hotel gives one, and replaced when it gives another"})
+    hotel_acknowledged_at = fields.DateTime(required=True, allow_none=True, metadata={
+        "description": "when the hotel's system first said it loaded the confirmed booking; "
+                       "null until then (a booking cancelled before the hotel loaded it stays "
+                       "null)"})
 
 
 class BookingResultSchema(Schema):

@@ -20,6 +20,7 @@ from prometheus_client.utils import floatToGoString
 
 from connectivity.ari.queue import BatchQueue
 from connectivity.events.log import EVENT_TYPES
+from connectivity.metrics.hotel_bookings import read_unacknowledged, unacknowledged_metrics
 from connectivity.metrics.webhooks import read_webhook_state, webhook_metrics
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
@@ -123,6 +124,7 @@ class StoredStateCollector(Collector):
             written.add_metric([event_type], state["events"].get(event_type, 0))
         yield written
         yield from webhook_metrics(state["webhooks"], RECENT_WINDOW_SECONDS)
+        yield from unacknowledged_metrics(state["unacknowledged"])
 
 
     def _rates(self, accepted: dict, finished: dict[str, int]) -> Iterator[Metric]:
@@ -171,6 +173,7 @@ def read_stored_state(conn) -> dict:
         "events": {row["type"]: row["events"] for row in q.recently_written_events(
             conn, window_seconds=RECENT_WINDOW_SECONDS, scan_limit=RECENT_SCAN_LIMIT)},
         "webhooks": read_webhook_state(conn, RECENT_WINDOW_SECONDS),
+        "unacknowledged": read_unacknowledged(conn),
     }
 
 

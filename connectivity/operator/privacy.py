@@ -27,8 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from connectivity.bookings.booking_events import HOTEL_BOOKING_FIELDS
-from connectivity.bookings.records import PURGED_FIELDS
+from connectivity.bookings.records import HOTEL_BOOKING_FIELDS, PURGED_FIELDS
 from connectivity.bookings.schemas import BookingSchema
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
@@ -86,6 +85,7 @@ def purged_booking_fields(purged_at: dt.datetime) -> dict[str, dict[str, Any]]:
     hotel_booking = {name: value for name, value in booking.items()
                      if name in HOTEL_BOOKING_FIELDS or name in _PURGE_MARKERS}
     return {"booking.confirmed": booking, "booking.cancelled": booking,
+            "booking.hotel_confirmed": booking,
             "hotel_booking.confirmed": hotel_booking, "hotel_booking.cancelled": hotel_booking}
 
 

@@ -118,6 +118,19 @@ class Flag(fields.Boolean):
         return value
 
 
+class QueryFlag(fields.Field):
+    """`true` or `false` in a query string, nothing else (`1`, `yes`, `maybe` are refused)."""
+
+    def __init__(self, **kwargs):
+        kwargs["metadata"] = {"type": "boolean", **kwargs.get("metadata", {})}
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> bool:
+        if value not in ("true", "false"):
+            raise ValidationError("must be true or false")
+        return value == "true"
+
+
 # Free text a partner sends (names, phone numbers, requests, reasons). Control characters have no
 # place in it (NUL above all: PostgreSQL cannot store it in text or jsonb); tab and newline do
 # where the text may run over lines. A lone surrogate (JSON allows "\ud800") cannot be encoded

@@ -44,9 +44,16 @@ class EventIdConverter(BaseConverter):
     pattern = "^evt_[0-9a-f]{32}$"
 
 
+class ConfirmationNumberConverter(BaseConverter):
+    """A pull booking's confirmation number, as the service makes them
+    (bookings/confirmation.py)."""
+    regex = r"PCS-[A-Z0-9]{12}"
+    pattern = "^PCS-[A-Z0-9]{12}$"
+
+
 CONVERTERS = {"reference": ReferenceConverter, "batch_id": BatchIdConverter,
               "hotel_code": HotelCodeConverter, "endpoint_id": EndpointIdConverter,
-              "event_id": EventIdConverter}
+              "event_id": EventIdConverter, "confirmation_number": ConfirmationNumberConverter}
 
 
 def register_converters(app: Flask, api) -> None:

@@ -77,7 +77,8 @@ def test_a_type_outside_the_contract_is_refused(db, catalog):
 
 
 def test_types_follow_the_scopes_of_the_contract_table():
-    assert log.types_visible_to(["booking.read"]) == ("booking.confirmed", "booking.cancelled")
+    assert log.types_visible_to(["booking.read"]) == (
+        "booking.confirmed", "booking.cancelled", "booking.hotel_confirmed")
     assert log.types_visible_to(["reservation.cancel"]) == ("reservation.flagged",)
     assert log.types_visible_to(["booking.quote", "ari.write"]) == (
         "ari_batch.finished", "mapping.paused", "mapping.resumed")

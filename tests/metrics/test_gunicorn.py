@@ -6,8 +6,8 @@ after a worker is killed and replaced."""
 from __future__ import annotations
 
 import http.client
+import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -90,7 +90,11 @@ def scrapes(port: int, count: int) -> list[dict]:
 def test_every_scrape_reports_the_whole_server_also_after_a_worker_dies(server):
     process, port, log_path = server
     started = time.monotonic()
-    directory = Path(re.search(r"metrics directory: (\S+)", log_path.read_text()).group(1))
+    # gunicorn's own line, as JSON like every other (connectivity/logs.py).
+    directory = Path(next(
+        record["event"].removeprefix("metrics directory: ")
+        for record in map(json.loads, log_path.read_text().splitlines())
+        if record["event"].startswith("metrics directory: ")))
 
     # Gunicorn hands each connection to whichever worker accepts first; on a loaded machine one
     # worker may take a whole round. Rounds go on until more than one worker has answered (each

@@ -416,3 +416,45 @@ def test_webhook_deliveries_are_purged_and_a_replay_sends_the_purged_event(
     again = purge_guest_data(db, after_checkout_days=365, now=now + dt.timedelta(days=1))
     assert (again.events, again.deliveries) == (0, 0)
     assert stored_bodies(db) == after
+
+
+def test_a_hotel_booking_is_purged_and_keeps_the_hotels_acknowledgement(
+        client, pull, hotel_receiver, db):
+    """GET /hotel-bookings reads the same rows as GET /bookings: the purge blanks the guests
+    there too, and the hotel's acknowledgement (its code, when) stays, as does the
+    booking.hotel_confirmed event's, whose guest data goes with the other booking events."""
+    old = book(client, pull, "OLD")["confirmation_number"]
+    new = book(client, pull, "NEW", offset=4)["confirmation_number"]
+    for number in (old, new):
+        assert_envelope_success(client.post(
+            f"{API}/hotel-bookings/{number}/acknowledge",
+            json={"status": "confirmed", "hotel_confirmation_code": f"H-{number[-4:]}"},
+            headers=hotel_receiver))
+
+    def hotel_booking(number):
+        return assert_envelope_success(client.get(f"{API}/hotel-bookings/{number}",
+                                                  headers=hotel_receiver))["hotel_booking"]
+    before = {number: hotel_booking(number) for number in (old, new)}
+    confirmations = booking_events(client, db, pull)
+    assert [e["type"] for e in confirmations[old]] == ["booking.confirmed",
+                                                       "booking.hotel_confirmed"]
+    now = _after(START + dt.timedelta(days=3))
+
+    report = purge_guest_data(db, after_checkout_days=365, now=now)
+    assert (report.bookings, report.events) == (1, 3)  # booking.*, hotel_confirmed, hotel_booking.*
+
+    purged = hotel_booking(old)
+    assert (purged["guests"], purged["contact"], purged["guest_data_purged"]) == (None, None,
+                                                                                 True)
+    assert dt.datetime.fromisoformat(purged["guest_data_purged_at"]) == now
+    for kept in ("acknowledged", "acknowledged_at", "hotel_confirmation_code", "status",
+                 "total_amount", "check_in", "hotel_code"):
+        assert purged[kept] == before[old][kept]
+    assert hotel_booking(new) == before[new]
+    booking = read_booking(client, pull, "OLD")
+    assert booking["hotel_confirmation_code"] == before[old]["hotel_confirmation_code"]
+    assert booking["hotel_acknowledged_at"] == before[old]["acknowledged_at"]
+    after = booking_events(client, db, pull)
+    assert [as_times(e) for e in after[old]] == [purged_as_read(e, now)
+                                                 for e in confirmations[old]]
+    assert not any("Ana" in json.dumps(e) for e in after[old])

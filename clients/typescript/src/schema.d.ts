@@ -10,11 +10,11 @@ export type Error = {
   code: string;
   /** human text; never branch on it */
   message: string;
-  /** machine-readable facts for some codes */
-  details?: {
+  /** machine-readable facts for some codes (each code's description names them); `{}` when the code has none */
+  details: {
     [key: string]: unknown;
   };
-  /** the docs page's section on this code: why it happens and how to fix it (a path on this service) */
+  /** the docs page's section on this code: why it happens and how to fix it (an absolute URL on this service) */
   doc_url: string;
 };
 
@@ -204,9 +204,9 @@ export type SearchHotel = {
 export type SearchResult = {
   /** one entry per requested code mapped and active for the caller */
   hotels: Array<SearchHotel>;
-  /** requested codes the caller does not map in the key's environment (a typo, another environment's code) */
+  /** every requested code not mapped and active for the caller in the key's environment: a typo, another environment's code, or a hotel whose distribution is paused */
   unknown_hotel_codes: Array<string>;
-  /** requested codes the caller maps but whose distribution is paused: not sold until resumed (the `mapping.paused` event tells of a pause) */
+  /** the codes of `unknown_hotel_codes` that the caller maps but whose distribution is paused: not sold until resumed (the `mapping.paused` event tells of a pause) */
   paused_hotel_codes: Array<string>;
 };
 
@@ -428,6 +428,10 @@ export type Booking = {
   guest_data_purged: boolean;
   /** when it expired; null while the booking holds it */
   guest_data_purged_at: string | null;
+  /** the hotel's own confirmation code, as its system gave it when it acknowledged the booking (what the front desk knows the stay by); null until the hotel gives one, and replaced when it gives another */
+  hotel_confirmation_code: string | null;
+  /** when the hotel's system first said it loaded the confirmed booking; null until then (a booking cancelled before the hotel loaded it stays null) */
+  hotel_acknowledged_at: string | null;
 };
 
 export type BookingResult = {
@@ -488,6 +492,78 @@ export type CancelResultEnvelope = {
   success: true;
   data: CancelResult;
   request_id: string;
+};
+
+export type HotelBooking = {
+  /** the service's number of the booking: what the hotel acknowledges */
+  confirmation_number: string;
+  status: "confirmed" | "cancelled";
+  check_in: string;
+  check_out: string;
+  rooms: number;
+  nights: Array<StayNight>;
+  total_amount: number;
+  currency: string;
+  cancellation_policy: CancellationPolicy;
+  /** null once `guest_data_purged` */
+  guests: Array<Guest> | null;
+  /** null once `guest_data_purged` */
+  contact: Contact | {
+    [key: string]: unknown;
+  } | null;
+  created_at: string;
+  cancelled_at: string | null;
+  penalty_amount: number | null;
+  /** your code of the hotel */
+  hotel_code: string;
+  /** your code of the room type; null when you map none (see `unmapped`) */
+  room_type_code: string | null;
+  /** your code of the rate plan; null when you map none (see `unmapped`) */
+  rate_plan_code: string | null;
+  /** the booking partner's display name */
+  channel_name: string;
+  /** the levels you have no code for */
+  unmapped: Array<"room_type" | "rate_plan">;
+  /** true when the hotel acknowledged the booking's current status; a cancellation after an acknowledgement makes it false until the cancellation is acknowledged */
+  acknowledged: boolean;
+  /** when the current status was first acknowledged; null while it is not */
+  acknowledged_at: string | null;
+  /** the hotel's own code, as last acknowledged with it; null until given */
+  hotel_confirmation_code: string | null;
+  /** true once the guests' personal data expired: `guests` and `contact` are then null (the hotel_booking.* events show the same once purged) */
+  guest_data_purged: boolean;
+  guest_data_purged_at: string | null;
+};
+
+export type HotelBookingList = {
+  /** oldest `created_at` first */
+  hotel_bookings: Array<HotelBooking>;
+  /** null exactly when `has_more` is false */
+  next_cursor: string | null;
+  has_more: boolean;
+};
+
+export type HotelBookingListEnvelope = {
+  success: true;
+  data: HotelBookingList;
+  request_id: string;
+};
+
+export type HotelBookingData = {
+  hotel_booking: HotelBooking;
+};
+
+export type HotelBookingDataEnvelope = {
+  success: true;
+  data: HotelBookingData;
+  request_id: string;
+};
+
+export type AcknowledgeRequest = {
+  /** the status the hotel's system loaded; must be the booking's current one (409 `status_changed` otherwise, nothing stored) */
+  status: "confirmed" | "cancelled";
+  /** the hotel's own confirmation code; replaces the stored one, left out keeps it */
+  hotel_confirmation_code?: string;
 };
 
 export type AriItem = {
@@ -966,7 +1042,7 @@ export type ModifyRequest = {
 export type Event = {
   /** the same on every reading and every webhook delivery: deduplicate by it */
   event_id: string;
-  type: "ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed";
+  type: "ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "booking.hotel_confirmed" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed";
   created_at: string;
   /** by type: `ari_batch.finished` the batch as GET /ari/batches/{batchId} answers it; `booking.*` and `hotel_booking.*` `{"booking"}`; `reservation.flagged` `partner_reference`, `hotel_code`, `code`, `message`; `mapping.*` `hotel_code` (the operation's description says more) */
   data: {
@@ -992,8 +1068,8 @@ export type EventsEnvelope = {
 export type WebhookEndpointRequest = {
   /** absolute; production keys https only, sandbox keys http or https; the host must not be nor resolve to a loopback (sandbox keys excepted), private, link-local, multicast, unspecified or reserved address; checked again at every delivery */
   url: string;
-  /** 1-20 types of GET /events (`ari_batch.finished`, `booking.confirmed`, `booking.cancelled`, `hotel_booking.confirmed`, `hotel_booking.cancelled`, `reservation.flagged`, `mapping.paused`, `mapping.resumed`), or `["*"]` alone for every type the key may see */
-  event_types: Array<"ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed" | "*">;
+  /** 1-20 types of GET /events (`ari_batch.finished`, `booking.confirmed`, `booking.cancelled`, `booking.hotel_confirmed`, `hotel_booking.confirmed`, `hotel_booking.cancelled`, `reservation.flagged`, `mapping.paused`, `mapping.resumed`), or `["*"]` alone for every type the key may see */
+  event_types: Array<"ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "booking.hotel_confirmed" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed" | "*">;
   /** 1-200 characters of text, or null */
   description?: string | null;
 };
@@ -1002,7 +1078,7 @@ export type WebhookEndpoint = {
   endpoint_id: string;
   url: string;
   /** as sent at creation (`["*"]` stays so) */
-  event_types: Array<"ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed" | "*">;
+  event_types: Array<"ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "booking.hotel_confirmed" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed" | "*">;
   description: string | null;
   /** `enabled`; `disabled` after 5 days of failing deliveries (POST .../enable enables it); `deleted` only in the answer of DELETE */
   status: "enabled" | "disabled" | "deleted";

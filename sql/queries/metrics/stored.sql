@@ -57,3 +57,26 @@ SELECT type, count(*) AS events
          WHERE created_at >= clock_timestamp() - make_interval(secs => :window_seconds)
          ORDER BY created_at DESC LIMIT :scan_limit) AS recent
  GROUP BY type;
+
+-- name: hotel_booking_receivers()
+-- Every partner that receives some hotel's bookings, per environment (reference tables): the
+-- unacknowledged gauges list each, at 0 when it has nothing waiting.
+SELECT DISTINCT receiver.code AS partner, pp.environment
+  FROM partner_properties pp
+  JOIN partners receiver ON receiver.id = pp.partner_id
+ WHERE pp.receives_bookings;
+
+-- name: unacknowledged_hotel_bookings()
+-- Per receiving partner and environment: the hotel bookings (other partners' bookings on its
+-- receiving hotels) whose current status it has not acknowledged, and how long the oldest has
+-- waited (hotel_acknowledgement_due_since, migration 0031). Reads only those bookings
+-- (bookings_unacknowledged_idx per receiving hotel), however many were acknowledged before.
+SELECT receiver.code AS partner, pp.environment, count(*) AS bookings,
+       extract(epoch FROM clock_timestamp() - min(hotel_acknowledgement_due_since(
+           b.hotel_acknowledged_status, b.created_at, b.cancelled_at)))::float8
+           AS oldest_age_seconds
+  FROM partner_properties pp
+  JOIN partners receiver ON receiver.id = pp.partner_id
+  JOIN bookings b ON b.property_id = pp.property_id AND b.partner_id <> pp.partner_id
+ WHERE pp.receives_bookings AND b.hotel_acknowledged_status IS DISTINCT FROM b.status
+ GROUP BY receiver.code, pp.environment;

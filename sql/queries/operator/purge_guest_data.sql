@@ -6,10 +6,10 @@
 --
 -- Events and webhook deliveries hold a booking as the partner read it (`data.booking`): due
 -- once its `check_out` (ISO text) is before `cutoff_day`, purged once its
--- `guest_data_purged_at` is set. `purged` maps each of the four booking event types to the
+-- `guest_data_purged_at` is set. `purged` maps each of the five booking event types to the
 -- fields it overwrites in `data.booking` (privacy.py: guests, contact... null, the marker
 -- set). The types are written out, not a parameter, so that the partial indexes of migration
--- 0022 serve these statements.
+-- 0022, rebuilt with booking.hotel_confirmed by 0030, serve these statements.
 
 -- name: hotels_with_guest_data_due(cutoff, cutoff_day)
 -- The hotels that have bookings, received reservations or booking events still holding guest
@@ -23,7 +23,7 @@ SELECT property_id FROM reservations
    AND state ->> 'check_out' < :cutoff_day
 UNION
 SELECT property_id FROM event_log
- WHERE type IN ('booking.confirmed', 'booking.cancelled',
+ WHERE type IN ('booking.confirmed', 'booking.cancelled', 'booking.hotel_confirmed',
                 'hotel_booking.confirmed', 'hotel_booking.cancelled')
    AND (data #>> '{booking,guest_data_purged_at}') IS NULL
    AND (data #>> '{booking,check_out}') < :cutoff_day
@@ -75,21 +75,22 @@ UPDATE reservation_versions v
 
 -- name: purge_event_guest_data(property_id, cutoff_day, purged, chunk_size)
 -- Up to `chunk_size` of the hotel's booking events (every partner's: the booker's booking.*,
--- the receivers' hotel_booking.*) whose stay ended before the cutoff: `data.booking` takes the
--- purged fields of its type, the rest of the event (its id, type, time, the stay, amounts,
--- references, its place in the log) stays. A cancel after the booking's purge writes its
--- events without guest data already.
+-- booking.hotel_confirmed included, the receivers' hotel_booking.*) whose stay ended before
+-- the cutoff: `data.booking` takes the purged fields of its type, the rest of the event (its
+-- id, type, time, the stay, amounts, references, its place in the log) stays. A cancel after
+-- the booking's purge writes its events without guest data already.
 UPDATE event_log e
    SET data = jsonb_set(e.data, '{booking}', (e.data -> 'booking') || (:purged::jsonb -> e.type))
  WHERE e.property_id = :property_id
-   AND e.type IN ('booking.confirmed', 'booking.cancelled',
+   AND e.type IN ('booking.confirmed', 'booking.cancelled', 'booking.hotel_confirmed',
                   'hotel_booking.confirmed', 'hotel_booking.cancelled')
    AND (e.data #>> '{booking,guest_data_purged_at}') IS NULL
    AND (e.data #>> '{booking,check_out}') < :cutoff_day
    AND e.id IN (SELECT d.id FROM event_log d
                  WHERE d.property_id = :property_id
                    AND d.type IN ('booking.confirmed', 'booking.cancelled',
-                                  'hotel_booking.confirmed', 'hotel_booking.cancelled')
+                                  'booking.hotel_confirmed', 'hotel_booking.confirmed',
+                                  'hotel_booking.cancelled')
                    AND (d.data #>> '{booking,guest_data_purged_at}') IS NULL
                    AND (d.data #>> '{booking,check_out}') < :cutoff_day
                  ORDER BY d.id
@@ -100,7 +101,7 @@ RETURNING e.id;
 -- The partners whose webhook deliveries of booking events still hold guest data of a stay
 -- that ended before the cutoff (deliveries are kept by partner, not by hotel).
 SELECT DISTINCT partner_id FROM webhook_deliveries
- WHERE event_type IN ('booking.confirmed', 'booking.cancelled',
+ WHERE event_type IN ('booking.confirmed', 'booking.cancelled', 'booking.hotel_confirmed',
                       'hotel_booking.confirmed', 'hotel_booking.cancelled')
    AND (body::jsonb #>> '{data,booking,guest_data_purged_at}') IS NULL
    AND (body::jsonb #>> '{data,booking,check_out}') < :cutoff_day
@@ -116,7 +117,7 @@ UPDATE webhook_deliveries w
                         (w.body::jsonb #> '{data,booking}') || (:purged::jsonb -> w.event_type)
                         )::text
  WHERE w.partner_id = :partner_id
-   AND w.event_type IN ('booking.confirmed', 'booking.cancelled',
+   AND w.event_type IN ('booking.confirmed', 'booking.cancelled', 'booking.hotel_confirmed',
                         'hotel_booking.confirmed', 'hotel_booking.cancelled')
    AND (w.body::jsonb #>> '{data,booking,guest_data_purged_at}') IS NULL
    AND (w.body::jsonb #>> '{data,booking,check_out}') < :cutoff_day
@@ -124,7 +125,8 @@ UPDATE webhook_deliveries w
         SELECT d.endpoint_id, d.event_id FROM webhook_deliveries d
          WHERE d.partner_id = :partner_id
            AND d.event_type IN ('booking.confirmed', 'booking.cancelled',
-                                'hotel_booking.confirmed', 'hotel_booking.cancelled')
+                                'booking.hotel_confirmed', 'hotel_booking.confirmed',
+                                'hotel_booking.cancelled')
            AND (d.body::jsonb #>> '{data,booking,guest_data_purged_at}') IS NULL
            AND (d.body::jsonb #>> '{data,booking,check_out}') < :cutoff_day
          ORDER BY d.seq

@@ -161,10 +161,10 @@ def test_both_keys_authorized_get_the_documented_answer(browser_page, live_origi
     assert status == "401", body
     error = json.loads(body)["error"]
     assert error["code"] == "multiple_credentials"
-    assert error["doc_url"] == f"{API}/docs#error-multiple_credentials"
+    assert error["doc_url"] == f"{live_origin}{API}/docs#error-multiple_credentials"
 
-    # The link leads to the code's section, in view once the page has rendered.
-    page.goto(f"{live_origin}{error['doc_url']}")
+    # The link, absolute, leads to the code's section, in view once the page has rendered.
+    page.goto(error["doc_url"])
     page.locator(".swagger-ui .information-container").wait_for()
     section = page.locator("#error-multiple_credentials")
     section.wait_for()

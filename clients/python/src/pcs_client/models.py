@@ -182,6 +182,9 @@ class Booking:
     created_at: dt.datetime
     cancelled_at: Optional[dt.datetime]
     penalty_amount: Optional[Decimal]
+    # The hotel's answer (contract 13.2): its own code, and when it first loaded the booking.
+    hotel_confirmation_code: Optional[str]
+    hotel_acknowledged_at: Optional[dt.datetime]
     raw: dict = field(repr=False, compare=False)
 
     @classmethod
@@ -190,7 +193,45 @@ class Booking:
                    data["hotel_code"], data["room_type_code"], data["rate_plan_code"],
                    _day(data["check_in"]), _day(data["check_out"]), data["rooms"],
                    _money(data["total_amount"]), data["currency"], _time(data["created_at"]),
-                   _time(data.get("cancelled_at")), _money(data.get("penalty_amount")), data)
+                   _time(data.get("cancelled_at")), _money(data.get("penalty_amount")),
+                   data.get("hotel_confirmation_code"), _time(data.get("hotel_acknowledged_at")),
+                   data)
+
+
+@dataclass(frozen=True)
+class HotelBooking:
+    """A booking another partner made on a hotel whose bookings you receive (contract 13.2), in
+    your codes (None where you map none: named in `unmapped`), with your acknowledgement.
+    `raw` has the rest (guests, contact, nights, cancellation_policy...)."""
+
+    confirmation_number: str
+    status: str
+    hotel_code: str
+    room_type_code: Optional[str]
+    rate_plan_code: Optional[str]
+    check_in: dt.date
+    check_out: dt.date
+    rooms: int
+    total_amount: Decimal
+    currency: str
+    channel_name: str
+    unmapped: tuple[str, ...]
+    acknowledged: bool
+    acknowledged_at: Optional[dt.datetime]
+    hotel_confirmation_code: Optional[str]
+    created_at: dt.datetime
+    cancelled_at: Optional[dt.datetime]
+    raw: dict = field(repr=False, compare=False)
+
+    @classmethod
+    def from_data(cls, data: dict) -> "HotelBooking":
+        return cls(data["confirmation_number"], data["status"], data["hotel_code"],
+                   data["room_type_code"], data["rate_plan_code"], _day(data["check_in"]),
+                   _day(data["check_out"]), data["rooms"], _money(data["total_amount"]),
+                   data["currency"], data["channel_name"], tuple(data["unmapped"]),
+                   data["acknowledged"], _time(data["acknowledged_at"]),
+                   data["hotel_confirmation_code"], _time(data["created_at"]),
+                   _time(data["cancelled_at"]), data)
 
 
 @dataclass(frozen=True)
