@@ -45,10 +45,11 @@ def create_webhook_endpoint(request):
     `http`, and loopback addresses where the service's operator allows them (a local demo
     does; loopback is the service's own machine). The port, when written, is 80, 443 or
     1024-65535, as a plain number. Otherwise 422 `validation_failed` naming `url`; a refused
-    host is said to be no public address, never what it resolved to. `event_types`: 1-20 types of GET /events, or `["*"]` for
-    every type the key may see; an unknown type (`ping` included) is 422 naming `event_types`, a
-    type the key may not see 403 `insufficient_scope`. `description`: optional, at most 200
-    characters. At most 10 endpoints per partner and environment: 409 `limit_reached`.
+    host is said to be no public address, never what it resolved to. `event_types`: 1-20 types
+    of GET /events, or `["*"]` for every type the key may see; an unknown type (`ping`
+    included) is 422 naming `event_types`, a type the key may not see 403 `insufficient_scope`.
+    `description`: optional, at most 200 characters. At most 10 endpoints per partner and
+    environment: 409 `limit_reached`.
 
     The answer holds the endpoint and its `secret` (`whsec_...`), shown only here. The endpoint
     receives the events that happen from its creation on.

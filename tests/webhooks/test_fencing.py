@@ -1,6 +1,7 @@
 """One delivery is never in flight twice at once (contract 12.3): a claim leases the delivery
 for far longer than an attempt can take, a replay asked during an attempt waits for it, and a
-sender whose lease ran out (stalled) records nothing over the claim that followed it."""
+sender whose lease ran out (stalled) records nothing over the claim that followed it. The
+deliveries are pings: due at once, whatever holds the event log's horizon back."""
 
 from __future__ import annotations
 
@@ -11,12 +12,21 @@ import pytest
 from connectivity.auth.credentials import SigningVault
 from connectivity.store.queries import queries
 from connectivity.webhooks.delivering import Senders, record_attempt
-from connectivity.webhooks.dispatch import feed_endpoints
 from connectivity.webhooks.sender import Attempt
 from devtools.webhook_receiver import receiver
 from tests.support.envelope import assert_envelope_success
 from tests.webhooks.conftest import ENDPOINTS, created
-from tests.webhooks.delivery import delivery_rows, record_event, run_rounds
+from tests.webhooks.delivery import delivery_rows, run_rounds
+
+
+def ping(client, headers, endpoint_id: str) -> str:
+    """A ping of the endpoint: its event id."""
+    return assert_envelope_success(client.post(f"{ENDPOINTS}/{endpoint_id}/ping",
+                                               headers=headers), 202)["event_id"]
+
+
+def endpoint_at(client, headers, url: str) -> str:
+    return created(client, headers, url)["endpoint"]["endpoint_id"]
 
 
 def test_a_lease_does_not_run_out_under_a_live_attempt(client, pull, db, settings):
@@ -27,16 +37,14 @@ def test_a_lease_does_not_run_out_under_a_live_attempt(client, pull, db, setting
                       per_endpoint=2, allow_loopback=True, attempt_seconds=2, lease_seconds=9)
     try:
         with receiver(trickle=12) as slow:
-            created(client, pull, slow.url)
-            event_id = record_event(db)
-            slow.wait_for(1)
+            event_id = ping(client, pull, endpoint_at(client, pull, slow.url))
+            run_rounds(db, senders, lambda: slow.received)
             # Past the first attempt's lease, and past its trickle's end.
             until = time.monotonic() + 13
             run_rounds(db, senders, lambda: time.monotonic() > until)
             assert slow.most_at_once(event_id, slack=0.5) == 1
-            run_rounds(db, senders, lambda: senders.in_flight() == 0)
     finally:
-        senders.close()
+        senders.close()  # the attempt in flight ends and is recorded
     (row,) = delivery_rows(db)
     assert row["attempts"] == len(slow.received) >= 4
 
@@ -47,8 +55,8 @@ def test_a_replay_asked_during_an_attempt_is_sent_after_it_not_beside_it(
                       per_endpoint=2, allow_loopback=True, attempt_seconds=3)
     try:
         with receiver(trickle=20) as slow:
-            endpoint_id = created(client, pull, slow.url)["endpoint"]["endpoint_id"]
-            event_id = record_event(db)
+            endpoint_id = endpoint_at(client, pull, slow.url)
+            event_id = ping(client, pull, endpoint_id)
             run_rounds(db, senders, lambda: len(slow.open_now()) == 1)
             assert_envelope_success(client.post(
                 f"{ENDPOINTS}/{endpoint_id}/deliveries/{event_id}/retry", headers=pull), 202)
@@ -77,10 +85,7 @@ def _claim(db, lease_seconds: float = 60):
                                           Attempt(False, 500, "the endpoint answered 500")])
 def test_a_sender_whose_lease_ran_out_records_nothing_over_the_next_claim(
         client, pull, db, late_outcome):
-    created(client, pull, "http://127.0.0.1:8080/hook")
-    record_event(db)
-    while not delivery_rows(db):
-        feed_endpoints(db)
+    ping(client, pull, endpoint_at(client, pull, "http://127.0.0.1:8080/hook"))
     (stalled,) = _claim(db)
     assert _claim(db) == []  # leased: nobody else takes it
     # The lease runs out (the stalled sender's process froze, say); another claim takes it.

@@ -41,9 +41,9 @@ SHARE = 4
 
 def test_a_partners_trickling_endpoints_hold_its_share_and_delay_no_one_else(
         client, pull, issue, db, settings):
-    """The probe's attack, scaled: 40 deliveries to acme's 10 sandbox endpoints, each answered
-    a byte a second, against a worker of 16 senders (4 per endpoint would let acme take them
-    all). acme's sandbox holds its share and no more; globex's ping, and acme's own production,
+    """The probe's attack, scaled: 40 deliveries (pings) to acme's 10 sandbox endpoints, each
+    answered a byte a second, against a worker of 16 senders (4 per endpoint would let acme take
+    them all). acme's sandbox holds its share and no more; globex's ping, and acme's own production,
     are sent while every one of acme's trickles is still running: they waited for none of
     them."""
     senders = Senders(db, SigningVault(settings.secret_key), (60,), concurrency=16,
@@ -52,10 +52,12 @@ def test_a_partners_trickling_endpoints_hold_its_share_and_delay_no_one_else(
     live = bearer(issue("pull", environment="production").token)
     try:
         with receiver(trickle=30) as slow, receiver() as healthy:
+            # Pings: due at once, whatever holds the event log's horizon back.
             for n in range(10):
-                created(client, pull, f"{slow.url}?endpoint={n}")
-            for _ in range(4):
-                record_event(db)
+                trickling = created(client, pull, f"{slow.url}?endpoint={n}")["endpoint"]
+                for _ in range(4):
+                    assert_envelope_success(client.post(
+                        f"{ENDPOINTS}/{trickling['endpoint_id']}/ping", headers=pull), 202)
             other = created(client, globex, healthy.url)["endpoint"]["endpoint_id"]
             production = created(client, live, "https://93.184.216.34/hook")["endpoint"]
             # Refused at send time (production sends https only), at once: the attempt shows
