@@ -79,10 +79,16 @@ class Settings:
     # after the one before, so the default's last comes about 27.6 hours after the first
     # attempt; after the last the delivery is `failed` (webhooks/schedule.py).
     webhook_retry_schedule: tuple[int, ...] = (5, 300, 1800, 7200, 18000, 36000, 36000)
-    # Requests a webhook worker process has in flight at once, and at most per endpoint (a slow
-    # endpoint holds no more than its share: docs/operations.md, "Webhooks").
+    # Requests a webhook worker process has in flight at once; at most so many to one endpoint,
+    # and to the endpoints of one partner in one environment (its share: however many and however
+    # slow its endpoints, the rest of the senders stay free for the others: docs/operations.md,
+    # "Webhooks").
     webhook_worker_concurrency: int = 32
     webhook_endpoint_concurrency: int = 4
+    webhook_partner_concurrency: int = 8
+    # Webhooks to loopback addresses (sandbox keys only): the service's own machine, which only a
+    # local demo (`make run`) should let a partner reach.
+    webhook_allow_loopback: bool = False
     # A connection that bypasses a transaction pooler in front of database_url, for the
     # migrations that cannot run in a transaction (operator/migrations.py).
     database_direct_url: str | None = None
@@ -151,6 +157,8 @@ class Settings:
                 webhook_retry_schedule=_retry_schedule(env),
                 webhook_worker_concurrency=int(env.get("WEBHOOK_WORKER_CONCURRENCY", 32)),
                 webhook_endpoint_concurrency=int(env.get("WEBHOOK_ENDPOINT_CONCURRENCY", 4)),
+                webhook_partner_concurrency=_partner_share(env),
+                webhook_allow_loopback=_switch(env, "WEBHOOK_ALLOW_LOOPBACK", False),
                 search_read_model=env.get("SEARCH_READ_MODEL", "on").lower()
                 not in ("off", "0", "false", "no"),
                 search_model_loading=env.get("SEARCH_MODEL_LOADING", "background"),
@@ -175,8 +183,10 @@ class Settings:
             raise SettingsError("READ_MAX_LAG_SECONDS must be more than 0")
         if settings.quote_ttl_seconds < 1:
             raise SettingsError("QUOTE_TTL_SECONDS must be at least 1 (a quote token's validity)")
-        if not 1 <= settings.webhook_endpoint_concurrency <= settings.webhook_worker_concurrency:
-            raise SettingsError("WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1 and at most "
+        if not (1 <= settings.webhook_endpoint_concurrency <= settings.webhook_partner_concurrency
+                <= settings.webhook_worker_concurrency):
+            raise SettingsError("WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1, at most "
+                                "WEBHOOK_PARTNER_CONCURRENCY, itself at most "
                                 "WEBHOOK_WORKER_CONCURRENCY")
         if settings.search_model_loading not in ("background", "inline"):
             raise SettingsError("SEARCH_MODEL_LOADING must be background or inline")
@@ -205,6 +215,32 @@ def _previous_secret_keys(env: Mapping[str, str]) -> tuple[str, ...]:
         raise SettingsError("each key of SECRET_KEY_PREVIOUS (comma-separated) must be at least "
                             "32 characters, as SECRET_KEY")
     return tuple(dict.fromkeys(k for k in keys if k != env["SECRET_KEY"]))
+
+
+def _partner_share(env: Mapping[str, str]) -> int:
+    if env.get("WEBHOOK_PARTNER_CONCURRENCY"):
+        return int(env["WEBHOOK_PARTNER_CONCURRENCY"])
+    return default_partner_share(int(env.get("WEBHOOK_WORKER_CONCURRENCY", 32)),
+                                 int(env.get("WEBHOOK_ENDPOINT_CONCURRENCY", 4)))
+
+
+def default_partner_share(concurrency: int, per_endpoint: int) -> int:
+    """WEBHOOK_PARTNER_CONCURRENCY unset: a quarter of the worker's senders, and room for two
+    endpoints' (one slow endpoint leaves the partner's others as many), within the worker's:
+    8 of 32 by default."""
+    return min(concurrency, max(2 * per_endpoint, concurrency // 4))
+
+
+def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """An on/off setting; anything else stops start-up rather than guess."""
+    text = (env.get(name) or "").strip().lower()
+    if not text:
+        return default
+    if text in ("on", "true", "yes", "1"):
+        return True
+    if text in ("off", "false", "no", "0"):
+        return False
+    raise SettingsError(f"{name} must be on or off")
 
 
 def public_base_url(env: Mapping[str, str]) -> str | None:

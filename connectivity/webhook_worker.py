@@ -9,7 +9,8 @@ there is work, else after POLL_SECONDS or as soon as a send ends; the first atte
 follows its readability in the log by at most about POLL_SECONDS.
 
 Several processes may run (docs/operations.md, "Webhooks"). SIGTERM: no new claims; the
-requests in flight end within their timeout, then the process exits.
+attempts in flight end by their deadline (10 s at most, however slowly a receiver answers) and
+are recorded, then the process exits.
 
 `python -m connectivity.webhook_worker [--once]`: --once feeds and sends until nothing is due."""
 
@@ -52,9 +53,13 @@ def run(settings: Settings, stop: threading.Event, *, once: bool = False, **send
     senders = Senders(db, SigningVault(settings.secret_key, settings.secret_key_previous),
                       settings.webhook_retry_schedule,
                       concurrency=settings.webhook_worker_concurrency,
-                      per_endpoint=settings.webhook_endpoint_concurrency, **sender_options)
+                      per_endpoint=settings.webhook_endpoint_concurrency,
+                      per_partner=settings.webhook_partner_concurrency,
+                      allow_loopback=settings.webhook_allow_loopback, **sender_options)
     log.info("webhook_worker_started", concurrency=settings.webhook_worker_concurrency,
-             per_endpoint=settings.webhook_endpoint_concurrency)
+             per_endpoint=settings.webhook_endpoint_concurrency,
+             per_partner=settings.webhook_partner_concurrency,
+             allow_loopback=settings.webhook_allow_loopback)
     try:
         while not stop.is_set():
             senders.finished.clear()
