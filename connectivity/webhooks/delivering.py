@@ -35,6 +35,7 @@ from connectivity.auth.credentials import SigningVault
 from connectivity.settings import default_partner_share
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
+from connectivity.store.read_fence import ReadFence
 from connectivity.webhooks.destination import Resolver, system_resolver
 from connectivity.webhooks.schedule import next_attempt_at
 from connectivity.webhooks.sender import ATTEMPT_SECONDS, Attempt, attempt_delivery
@@ -57,7 +58,7 @@ class Senders:
                  concurrency: int, per_endpoint: int, per_partner: int | None = None,
                  resolver: Resolver = system_resolver, allow_loopback: bool = False,
                  attempt_seconds: float = ATTEMPT_SECONDS, lease_seconds: float = LEASE_SECONDS,
-                 tls: ssl.SSLContext | None = None):
+                 tls: ssl.SSLContext | None = None, fence: ReadFence | None = None):
         self.per_partner = per_partner or default_partner_share(concurrency, per_endpoint)
         if not 1 <= per_endpoint <= self.per_partner <= concurrency:
             raise ValueError("1 <= per_endpoint <= per_partner <= concurrency")
@@ -73,6 +74,9 @@ class Senders:
         self.attempt_seconds = attempt_seconds
         self.lease_seconds = lease_seconds
         self.tls = tls
+        # Moved before events are sent: their causes are committed, but their writers may not
+        # have moved it yet, and a partner told of one reads at once (store/read_fence.py).
+        self.fence = fence
         self.finished = threading.Event()  # set whenever a send ends: room for another
         self._lock = threading.Lock()
         self._by_endpoint: Counter[str] = Counter()
@@ -107,6 +111,8 @@ class Senders:
             asked = time.monotonic()
             claimed = self.db.run(_claim, tenant, busy, self.per_endpoint, room,
                                   self.lease_seconds)
+            if claimed and not started and self.fence is not None:
+                self.fence.move_or_warn()  # once a round, before its first attempt
             for delivery in claimed:
                 with self._lock:
                     self._by_endpoint[delivery["endpoint_id"]] += 1

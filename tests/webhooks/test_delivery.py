@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 
 import pytest
+import redis
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
 from connectivity.auth.credentials import SigningVault
+from connectivity.store.read_fence import ReadFence
 from connectivity.webhooks.delivering import Senders
 from devtools.webhook_receiver import receiver
 from tests.support.envelope import assert_envelope_failure, assert_envelope_success
@@ -283,3 +285,29 @@ def test_the_body_sent_is_the_event_as_get_events_shows_it(client, pull, db, sen
                     .fetchone()["body"])
     assert hook.received[0].body == stored.encode()
     assert json.loads(stored)["data"] == {"hotel_code": "ACME-LIS"}
+
+
+def test_an_event_is_sent_only_after_the_read_fence_moved(client, pull, db, settings, services):
+    """Contract 13.1: a partner told of an event by a webhook reads at once, so the senders
+    move the read fence before the first attempt of a round (store/read_fence.py): the token
+    the receiver's handler reads is already another one."""
+    client_redis = redis.Redis.from_url(services.redis_url)
+    fence = ReadFence(client_redis, services.redis_prefix)
+    fence.establish()
+    seen = []
+    made = Senders(db, SigningVault(settings.secret_key), (1, 1), concurrency=4, per_endpoint=2,
+                   allow_loopback=True, fence=fence)
+
+    def answer(n: int) -> int:  # what the partner's handler would read first
+        seen.append(client_redis.get(fence.key))
+        return 204
+    try:
+        with receiver(answer) as hook:
+            created(client, pull, hook.url, ["booking.confirmed"])
+            before = client_redis.get(fence.key)
+            record_event(db)
+            run_rounds(db, made, lambda: bool(seen))
+    finally:
+        made.close()
+        client_redis.close()
+    assert seen and seen[0] != before
