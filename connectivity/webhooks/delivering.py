@@ -94,7 +94,7 @@ class Senders:
             free = self.concurrency - sum(self._by_tenant.values())
             if free <= 0:
                 return 0
-            busy = [e for e, n in self._by_endpoint.items() if n >= self.per_endpoint]
+            held = dict(self._by_endpoint)
             full = {t for t, n in self._by_tenant.items() if n >= self.per_partner}
         with self.db.connection() as conn:
             due = queries().webhooks.tenants_due(conn, max_count=TENANTS_PER_ROUND + len(full))
@@ -109,7 +109,7 @@ class Senders:
                 room = min(free, self.per_partner - self._by_tenant[tenant])
             # Before the claim's statement, whose now() starts the lease: never later than it.
             asked = time.monotonic()
-            claimed = self.db.run(_claim, tenant, busy, self.per_endpoint, room,
+            claimed = self.db.run(_claim, tenant, held, self.per_endpoint, room,
                                   self.lease_seconds)
             if claimed and not started and self.fence is not None:
                 self.fence.move_or_warn()  # once a round, before its first attempt
@@ -164,12 +164,14 @@ class Senders:
         self._pool.shutdown(wait=True)
 
 
-def _claim(conn, tenant: tuple[int, str], busy: list[str], per_endpoint: int, max_count: int,
-           lease_seconds: float) -> list[dict[str, Any]]:
+def _claim(conn, tenant: tuple[int, str], held: dict[str, int], per_endpoint: int,
+           max_count: int, lease_seconds: float) -> list[dict[str, Any]]:
+    """`held`: the attempts in flight per endpoint (any tenant's: the query reads its own)."""
     partner_id, environment = tenant
-    return queries().webhooks.claim_due(conn, partner_id=partner_id, environment=environment,
-                                        busy_endpoints=busy, per_endpoint=per_endpoint,
-                                        max_count=max_count, lease_seconds=lease_seconds)
+    return queries().webhooks.claim_due(
+        conn, partner_id=partner_id, environment=environment, held_endpoints=list(held),
+        held_counts=list(held.values()), per_endpoint=per_endpoint, max_count=max_count,
+        lease_seconds=lease_seconds)
 
 
 def record_attempt(conn, delivery: dict[str, Any], attempt: Attempt,

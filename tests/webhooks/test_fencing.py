@@ -76,8 +76,8 @@ def _claim(db, lease_seconds: float = 60):
     def claim(conn):
         partner_id = conn.execute("SELECT id FROM partners WHERE code = 'acme'").fetchone()["id"]
         return queries().webhooks.claim_due(conn, partner_id=partner_id, environment="sandbox",
-                                            busy_endpoints=[], per_endpoint=1, max_count=1,
-                                            lease_seconds=lease_seconds)
+                                            held_endpoints=[], held_counts=[], per_endpoint=1,
+                                            max_count=1, lease_seconds=lease_seconds)
     return db.run(claim)
 
 

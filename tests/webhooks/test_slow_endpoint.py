@@ -36,6 +36,32 @@ def test_an_endpoint_that_does_not_answer_delays_no_other(client, pull, db, sett
         senders.close()
 
 
+def test_an_endpoint_holds_no_more_than_its_share_across_rounds(client, pull, db, settings):
+    """One attempt in flight, then more due: the next rounds add only what the endpoint's share
+    leaves (3 - 1), not a share's worth again."""
+    senders = Senders(db, SigningVault(settings.secret_key), (60,), concurrency=8,
+                      per_endpoint=3, per_partner=8, allow_loopback=True, attempt_seconds=30)
+    try:
+        with receiver(holding=True) as stuck:
+            endpoint_id = created(client, pull, stuck.url)["endpoint"]["endpoint_id"]
+
+            def ping():
+                assert_envelope_success(client.post(f"{ENDPOINTS}/{endpoint_id}/ping",
+                                                    headers=pull), 202)
+            ping()
+            run_rounds(db, senders, lambda: len(stuck.received) == 1)
+            for _ in range(5):
+                ping()
+            run_rounds(db, senders, lambda: len(stuck.received) >= 3)
+            until = time.monotonic() + 1  # more rounds, with deliveries still due
+            run_rounds(db, senders, lambda: time.monotonic() > until)
+            held = len(stuck.received)
+            stuck.open.set()
+    finally:
+        senders.close()
+    assert held == 3
+
+
 SHARE = 4
 
 

@@ -64,10 +64,10 @@ GROUP BY d.partner_id, e.environment
 ORDER BY min(d.next_attempt_at)
 LIMIT :max_count;
 
--- name: claim_due(partner_id, environment, busy_endpoints, per_endpoint, max_count, lease_seconds)
--- The tenant's due deliveries not in flight, soonest first, at most `per_endpoint` of each
--- endpoint and none of the `busy_endpoints` (those already holding their share of this
--- sender's requests). A claim counts the attempt, numbers the claim and leases the delivery:
+-- name: claim_due(partner_id, environment, held_endpoints, held_counts, per_endpoint, max_count, lease_seconds)
+-- The tenant's due deliveries not in flight, soonest first, of each endpoint at most
+-- `per_endpoint` less what this sender already holds of it (`held_counts`, beside
+-- `held_endpoints`: looked up by position, a scalar expression rather than a join). A claim counts the attempt, numbers the claim and leases the delivery:
 -- no other claim takes it before `leased_until` (far past the attempt's deadline), and a sender
 -- that dies leaves it due again then. Two senders never claim one row (SKIP LOCKED).
 WITH due AS (
@@ -80,9 +80,9 @@ WITH due AS (
           WHERE d.partner_id = :partner_id AND e.environment = :environment
             AND d.status = 'pending' AND d.next_attempt_at <= now()
             AND (d.leased_until IS NULL OR d.leased_until <= now())
-            AND (e.status = 'enabled' OR (d.manual AND e.status = 'disabled'))
-            AND NOT (d.endpoint_id = ANY(:busy_endpoints::text[]))) AS ranked
-    WHERE nth <= :per_endpoint
+            AND (e.status = 'enabled' OR (d.manual AND e.status = 'disabled'))) AS ranked
+    WHERE nth <= :per_endpoint - coalesce((:held_counts::int[])[
+              array_position(:held_endpoints::text[], endpoint_id)], 0)
     ORDER BY next_attempt_at
     LIMIT :max_count
 ), locked AS (
