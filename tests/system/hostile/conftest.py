@@ -115,6 +115,8 @@ class Keys:
     globex_push: dict
     prod_pull: dict
     prod_push: dict
+    # lisboa-cm's: the channel manager that receives LIS1's bookings (hotel bookings).
+    cm_push: dict
 
     def hostile(self) -> dict[str, tuple[dict, dict]]:
         """caller -> (pull headers, push headers)"""
@@ -130,7 +132,8 @@ def keys(db, issue, catalog) -> Keys:
         return bearer(issue(preset, partner=partner, environment=environment, signed=False,
                             rate_limit=100000))
     return Keys(key("pull"), key("push"), key("pull", "globex"), key("push", "globex"),
-                key("pull", environment="production"), key("push", environment="production"))
+                key("pull", environment="production"), key("push", environment="production"),
+                key("push", "lisboa-cm"))
 
 
 @dataclass(frozen=True)
