@@ -14,22 +14,26 @@ from connectivity.auth.access import guard_request, policy_of
 from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
-from connectivity.availability.search_model import SearchModel
+from connectivity.availability.read_model import SearchModel
 from connectivity.availability.routes import blp as availability_blp
+from connectivity.bookings.confirmation import ConfirmationKey
 from connectivity.bookings.listing import ListCursors
 from connectivity.bookings.quote_token import QuoteTokens
 from connectivity.bookings.routes import blp as bookings_blp
 from connectivity.bookings.hotel_bookings import CURSOR_SALT as HOTEL_BOOKING_CURSOR_SALT
 from connectivity.bookings.hotel_routes import blp as hotel_bookings_blp
 from connectivity.store.database import Database
+from connectivity.store.read_fence import READS_CHANGED, ReadFence, primary_wal_position
 from connectivity.web.docs_page import PUBLIC_ENDPOINTS as DOCS_PAGE_ENDPOINTS, register_docs_page
+from connectivity.web.console import blp as console_blp
 from connectivity.auth.guards import build_guards
 from connectivity.handshake.routes import blp as handshake_blp
 from connectivity.health import blp as health_blp
 from connectivity.logs import configure_logging
 from connectivity.mapping.routes import blp as mapping_blp
 from connectivity.metrics.endpoint import init_metrics
-from connectivity.operator import register_cli, settings_from_env
+from connectivity.operator import (SettingsMissing, cli_without_settings, register_cli,
+                                   settings_from_env)
 from connectivity.store.replica import LagMonitor, ReadTarget
 from connectivity.reservations.routes import blp as reservations_blp
 from connectivity.events.cursor import EventCursors
@@ -42,7 +46,7 @@ from connectivity.web.routing import register_converters
 from connectivity.settings import Settings
 from connectivity.webhooks.routes import blp as webhooks_blp
 from connectivity.web.wire import (assign_request_id, enforce_body_cap, finish_response,
-                                   parse_json_body)
+                                   forget_request, parse_json_body)
 
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, hotel_bookings_blp,
                   ari_blp, reservations_blp, events_blp, webhooks_blp)
@@ -79,7 +83,12 @@ def read_target(settings: Settings, primary: Database) -> ReadTarget:
 
 
 def create_app(settings: Settings | None = None) -> Flask:
-    settings = settings or settings_from_env()
+    if settings is None:
+        try:
+            settings = settings_from_env()
+        except SettingsMissing as missing:
+            # `flask --app app --help` in a shell without the settings: the commands, listed.
+            return cli_without_settings(missing)
     configure_logging(settings.log_level)
 
     app = Flask("connectivity", static_folder=None)
@@ -96,10 +105,17 @@ def create_app(settings: Settings | None = None) -> Flask:
                       settings.db_idle_in_transaction_timeout_seconds))
     reads = read_target(settings, db)
     redis_client = redis.Redis(connection_pool=redis_pool(settings))
-    guards = build_guards(settings, redis_client)
+    read_fence = ReadFence(redis_client, settings.redis_prefix,
+                           wal_position=(lambda: primary_wal_position(db))
+                           if settings.database_read_url else None)
+    guards = build_guards(settings, redis_client, read_fence)
     # Operator changes of what a key's row holds are announced after they commit, so every web
     # process's key cache drops its copies on the next request (auth/keycache.py).
     db.listen(KEY_STATE_CHANGED, guards.key_generation.replace)
+    # Writes that reads must reflect move the read fence after they commit and before anyone is
+    # told (store/read_fence.py). A route answers whatever happens: the write is committed.
+    db.listen(READS_CHANGED, read_fence.move_or_warn)
+    vault = SigningVault(settings.secret_key, settings.secret_key_previous)
     built = services.Services(
         settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
@@ -108,9 +124,17 @@ def create_app(settings: Settings | None = None) -> Flask:
         booking_cursors=ListCursors(settings.secret_keys),
         hotel_booking_cursors=ListCursors(settings.secret_keys, HOTEL_BOOKING_CURSOR_SALT),
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
-        vault=SigningVault(settings.secret_key, settings.secret_key_previous),
+        vault=vault, confirmation_key=ConfirmationKey(db, vault),
+        read_fence=read_fence,
+        # The model catches up from the primary: a replica's lag would hide acknowledged
+        # writes from it (contract 13.1).
         search_model=SearchModel(
-            reads, background=settings.search_model_loading == "background",
+            db, connect=lambda: db.standalone(
+                "pcs-web-model",
+                # On Citus a catch-up's statements reuse one cached connection per worker
+                # (sql/queries/availability/search_model.sql model_catch_up_settings).
+                **{"citus.max_adaptive_executor_pool_size": "1"}),
+            background=settings.search_model_loading == "background",
             refresh_seconds=settings.search_model_refresh_seconds,
             max_properties=settings.search_model_max_properties,
             window_days=settings.search_model_window_days)
@@ -128,12 +152,14 @@ def create_app(settings: Settings | None = None) -> Flask:
     for hook in (assign_request_id, enforce_body_cap, guard_request, parse_json_body):
         app.before_request(hook)
     app.after_request(finish_response)
+    app.teardown_request(forget_request)
     for blueprint in API_BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(health_blp)
     init_metrics(app)
 
     register_docs_page(app, api.spec.title)
+    app.register_blueprint(console_blp)  # /console: outside the API prefix, static files
     register_cli(app)
     _refuse_unguarded_routes(app)
     return app

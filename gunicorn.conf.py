@@ -3,8 +3,15 @@ environment the way PaaS platforms expect (PORT, WEB_CONCURRENCY, WEB_THREADS)."
 
 import multiprocessing
 import os
+from functools import partial
 
-from connectivity.settings import web_threads
+from gunicorn.glogging import Logger
+
+from connectivity.adapters.gunicorn_errors import answer_in_json
+from connectivity.logs import json_handler
+from connectivity.settings import public_base_url, web_threads
+from connectivity.web import request_limits
+from connectivity.web.envelope import refusal_before_the_app
 
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2))
@@ -23,7 +30,26 @@ timeout = 30
 # load balancer this must also exceed the balancer's idle timeout (docs/operations.md).
 keepalive = 75
 accesslog = None  # the app logs one JSON line per request, with its request_id
-errorlog = "-"
+# A request's head: refused by gunicorn before the app, as 414 `uri_too_long` and 431
+# `headers_too_large` in the envelope (post_fork below).
+limit_request_line = request_limits.REQUEST_LINE_BYTES
+limit_request_field_size = request_limits.HEADER_FIELD_BYTES
+limit_request_fields = request_limits.HEADER_FIELDS
+
+
+class JsonLogger(Logger):
+    """gunicorn's own log (start, workers booted and lost, requests refused before the app) as
+    the app's JSON lines on stdout, instead of its text on stderr: one JSON object per line,
+    whichever part of the process wrote it. Set up again on each reload (SIGHUP)."""
+
+    def setup(self, cfg):
+        super().setup(cfg)
+        for handler in list(self.error_log.handlers):
+            self.error_log.removeHandler(handler)
+        self.error_log.addHandler(json_handler())
+
+
+logger_class = JsonLogger
 
 
 # Metrics summed over every worker (connectivity/metrics/process_dir.py): the directory is made
@@ -32,6 +58,12 @@ errorlog = "-"
 def on_starting(server):
     from connectivity.metrics import process_dir
     server.log.info("metrics directory: %s", process_dir.prepare())
+
+
+def post_fork(server, worker):
+    # gunicorn's answers to a request line or headers over the limits, in the envelope rather
+    # than its HTML page; `doc_url` absolute when PUBLIC_BASE_URL says where partners reach us.
+    answer_in_json(partial(refusal_before_the_app, origin=public_base_url(os.environ) or ""))
 
 
 def child_exit(server, worker):

@@ -20,7 +20,7 @@ import time
 from datetime import UTC, date, datetime, timedelta
 
 from connectivity.availability import rates as rates_module
-from connectivity.availability.search_model import SearchModel
+from connectivity.availability.read_model import SearchModel
 
 from .discovery import RATES_NIGHTS
 from .search_digest import _Reads, bench_partner

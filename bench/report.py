@@ -1,6 +1,7 @@
 """Figures from raw timings, and where they go: bench/results/<label>.json, a plot at
-docs/benchmarks-<label>.png, and the block `<!-- bench:<label> -->` of docs/benchmarks.md when
-the document has one (the prose around it is written by hand)."""
+bench/results/<label>.png (run outputs, not committed: a picture is copied into docs/ only where
+a page shows it), and the block `<!-- bench:<label> -->` of docs/benchmarks.md when the
+document has one (the prose around it is written by hand)."""
 
 from __future__ import annotations
 
@@ -87,7 +88,7 @@ def plot(results: dict, label: str) -> Path | None:
     fig.suptitle(f"bench '{label}', {results['started_at'][:16]} UTC, "
                  f"{results['machine']['cores']} cores", fontsize=10)
     fig.tight_layout()
-    path = ROOT / "docs" / f"benchmarks-{label}.png"
+    path = ROOT / "bench" / "results" / f"{label}.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -116,7 +117,7 @@ def markdown(results: dict, label: str) -> str:
         for t in results["targets"]:
             lines.append(f"| {t['target']} | {t['value']:.2f} {t['unit']} | "
                          f"{'not judged: ' + t['not_judged'] if t.get('not_judged') else 'yes' if t['met'] else '**no**'} |")
-    lines += ["", f"![bench {label}](benchmarks-{label}.png)"]
+    lines += ["", f"Plot: `bench/results/{label}.png` (not committed)."]
     return "\n".join(lines)
 
 

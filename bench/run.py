@@ -32,7 +32,7 @@ from .machine import code_version, describe
 from .scenarios import REGISTRY, TARGETS, Context, Scenario
 # noqa below: imported to register their scenarios
 from . import (ari, ari_stream, ari_visible, bookings, discovery, events,  # noqa: F401,E402
-               hotel_bookings, search_fresh)
+               hotel_bookings, search_fresh, under_writes)
 from .server import WebServer
 from .stack import Stack, distribute_bench_database, is_distributed, start_stack
 
@@ -179,7 +179,8 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
         for finisher in ctx.finishers:
             extra.update(finisher() or {})
     if server:
-        server.requests_sent += n + w * c
+        # A finisher may report requests of its own to the server (a background stream's).
+        server.requests_sent += n + w * c + extra.pop("server_requests", 0)
     result = {"name": scenario.name, "description": scenario.description,
               "server": scenario.server, "concurrency": c, "warmup_per_connection": w,
               "background_busy_share": background,

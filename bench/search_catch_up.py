@@ -24,7 +24,8 @@ import time
 
 import psycopg
 
-from connectivity.availability import search_model as sm
+from connectivity.availability import read_model as sm
+from connectivity.availability.read_model.catching_up import CatchingUp
 from connectivity.store.database import Database
 
 STREAM_PER_SECOND = 50
@@ -61,7 +62,7 @@ def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
 
     horizons = "log_horizons" if hasattr(sm, "log_horizons") else "horizons_and_next"
     setattr(sm, horizons, timed("horizons", getattr(sm, horizons)))
-    sm.SearchModel._days = staticmethod(timed("days", sm.SearchModel.__dict__["_days"].__func__))
+    sm.SearchModel._days = staticmethod(timed("days", CatchingUp.__dict__["_days"].__func__))
     sm.SearchModel._catch_up = timed("catch_up", sm.SearchModel._catch_up)
     sm.SearchModel._replay = timed("replay", sm.SearchModel._replay)
     apply = sm.SearchModel._apply

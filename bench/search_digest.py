@@ -20,7 +20,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from connectivity.availability.search import search
-from connectivity.availability.search_model import SearchModel
+from connectivity.availability.read_model import SearchModel
 from connectivity.auth.authenticate import Caller
 
 from .dataset import ALL_PARTNER

@@ -2,8 +2,10 @@
 /availability/search and POST /availability/rates (both answered from the read model), under a
 stream of ARI writes (docs/benchmarks.md, "Search"). Each operation reads one hotel for one
 night, closes every room type of it that night (or opens them again, when nothing was
-available), commits, then reads every 10 ms until the answer shows the change: its time is
-commit to shown plus the one read before the commit (an upper bound of commit to shown).
+available), commits, moves the read fence as a writer does before it answers
+(connectivity/store/read_fence.py), then reads every 10 ms until the answer shows the change:
+its time is commit to shown plus the one read before the commit (an upper bound of commit to
+shown). Contract 13.1 makes it the first read after the move (`reads_to_show`).
 Meanwhile a thread commits rate changes to random hotels, 50 a second, through the same
 day-table triggers as an ARI apply, so that the model replays a stream of changes while it is
 measured."""
@@ -20,6 +22,9 @@ from datetime import date, timedelta
 from urllib.parse import urlsplit
 
 import psycopg
+import redis
+
+from connectivity.store.read_fence import ReadFence
 
 from .ari import hotel_of
 from .discovery import wait_for_search_model
@@ -77,6 +82,8 @@ def _freshness(ctx: Context, request: Callable, shows_available: Callable):
     def open_op():
         conn = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
         db = psycopg.connect(ctx.database_url, autocommit=True)
+        fence = ReadFence(redis.Redis.from_url(ctx.settings["REDIS_URL"]),
+                          ctx.settings["REDIS_PREFIX"])
 
         def op(i):
             hotel = hotel_of(ctx, i * 13)
@@ -99,9 +106,12 @@ def _freshness(ctx: Context, request: Callable, shows_available: Callable):
                 "AND d.property_id = pp.property_id AND d.date = %s",
                 (0 if was else 5, hotel, night))
             committed = time.monotonic()
+            fence.move()
+            reads = 0
             while time.monotonic() - committed < 30:
+                reads += 1
                 if available() != was:
-                    return "ok"
+                    return "ok" if reads == 1 else f"shown at read {reads}"
                 time.sleep(0.01)
             return "timeout"
         return op

@@ -19,7 +19,7 @@ import psycopg
 
 from connectivity.availability.schemas import SearchRequestSchema
 from connectivity.availability.search import search
-from connectivity.availability.search_model import SearchModel
+from connectivity.availability.read_model import SearchModel
 from connectivity.store.database import Database
 from connectivity.store.replica import ReadTarget
 

@@ -109,45 +109,47 @@ class Services:
     redis_url: str
     secret_key: str
     embedded: list
+    redis_prefix: str = REDIS_PREFIX
 
     def settings(self) -> dict[str, str]:
         return {"DATABASE_URL": self.database_url, "REDIS_URL": self.redis_url,
-                "SECRET_KEY": self.secret_key, "REDIS_PREFIX": REDIS_PREFIX}
+                "SECRET_KEY": self.secret_key, "REDIS_PREFIX": self.redis_prefix}
 
     def stop(self) -> None:
         for service in reversed(self.embedded):
             service.stop()
 
 
-def start_services() -> Services:
-    """DATABASE_URL / REDIS_URL from the environment, embedded servers otherwise; a fresh
-    database of the soak's own each run, and no key left under its Redis prefix."""
+def start_services(name: str = "soak", database: str = DATABASE,
+                   redis_prefix: str = REDIS_PREFIX) -> Services:
+    """DATABASE_URL / REDIS_URL from the environment, embedded servers (under .local/NAME-*)
+    otherwise; a fresh `database` each run, and no key left under `redis_prefix`."""
     embedded = []
     server_url = os.environ.get("DATABASE_URL")
     if not server_url:
-        print("DATABASE_URL unset: starting an embedded PostgreSQL under .local/soak-pgdata")
-        pg = EmbeddedPostgres(LOCAL / "soak-pgdata", "postgres")
+        print(f"DATABASE_URL unset: starting an embedded PostgreSQL under .local/{name}-pgdata")
+        pg = EmbeddedPostgres(LOCAL / f"{name}-pgdata", "postgres")
         embedded.append(pg)
         server_url = pg.url
     redis_url = os.environ.get("REDIS_URL")
     if not redis_url:
-        print("REDIS_URL unset: starting an embedded Redis under .local/soak-redis")
-        rd = EmbeddedRedis(LOCAL / "soak-redis", persist=False)
+        print(f"REDIS_URL unset: starting an embedded Redis under .local/{name}-redis")
+        rd = EmbeddedRedis(LOCAL / f"{name}-redis", persist=False)
         embedded.append(rd)
         redis_url = rd.url
     with psycopg.connect(make_conninfo(server_url, dbname="postgres"), autocommit=True) as admin:
         admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-            sql.Identifier(DATABASE)))
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DATABASE)))
-    database_url = make_conninfo(server_url, dbname=DATABASE)
+            sql.Identifier(database)))
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+    database_url = make_conninfo(server_url, dbname=database)
     upgrade(database_url)
     client = redis.Redis.from_url(redis_url)
-    keys = list(client.scan_iter(match=f"{REDIS_PREFIX}*", count=1000))
+    keys = list(client.scan_iter(match=f"{redis_prefix}*", count=1000))
     if keys:
         client.delete(*keys)
     client.close()
-    key = os.environ.get("SECRET_KEY") or secret_key(LOCAL / "soak-secret_key")
-    return Services(database_url, redis_url, key, embedded)
+    key = os.environ.get("SECRET_KEY") or secret_key(LOCAL / f"{name}-secret_key")
+    return Services(database_url, redis_url, key, embedded, redis_prefix)
 
 
 def cluster_services() -> tuple[Services, dict[str, str]]:
@@ -194,13 +196,15 @@ def applied_exactly_once(accepted: set[str], worker_logs: list[str]) -> tuple[li
     return violations, {"applied_by": per_worker, "second_runs_that_did_nothing": repeated}
 
 
-def prepare(services: Services) -> tuple[str, str]:
-    """The catalogue and two keys (pull; push, unsigned: signing is tested elsewhere and the
-    soak is about what the database ends up holding)."""
+def prepare(services: Services, loaded: dict | None = None, partner: str = "soak"
+            ) -> tuple[str, str]:
+    """The catalogue (the soak's, or `loaded`) and two keys of `partner` (pull; push,
+    unsigned: signing is tested elsewhere and the soak is about what the database ends up
+    holding)."""
     vault = SigningVault(services.secret_key)
     with psycopg.connect(services.database_url, row_factory=psycopg.rows.dict_row) as conn:
-        load_catalog(conn, parse_catalog(json.dumps(catalog())))
-        tokens = [issue_key(conn, vault, partner_code="soak", name=f"soak {preset}",
+        load_catalog(conn, parse_catalog(json.dumps(loaded or catalog())))
+        tokens = [issue_key(conn, vault, partner_code=partner, name=f"{partner} {preset}",
                             environment="sandbox", preset=preset, signed=False,
                             rate_limit=100000).token for preset in ("pull", "push")]
         conn.commit()

@@ -62,6 +62,10 @@ class Settings:
     ari_worker_batches_per_second: float = 1000.0
     # When set, GET /metrics answers only `Authorization: Bearer <metrics_token>`.
     metrics_token: str | None = None
+    # Where partners reach the service (scheme, host, and a path prefix if a proxy adds one),
+    # without a trailing '/': the origin of the absolute links answers carry (`error.doc_url`).
+    # None: each request's own origin, as its Host header and scheme give it.
+    public_base_url: str | None = None
     # How long a web process may keep a copy of a key's row (auth/keycache.py); 0 turns the
     # copies off. Revocation is immediate either way; this bounds only a change whose
     # announcement to Redis failed (the operator CLI says so and exits non-zero).
@@ -75,22 +79,29 @@ class Settings:
     # after the one before, so the default's last comes about 27.6 hours after the first
     # attempt; after the last the delivery is `failed` (webhooks/schedule.py).
     webhook_retry_schedule: tuple[int, ...] = (5, 300, 1800, 7200, 18000, 36000, 36000)
-    # Requests a webhook worker process has in flight at once, and at most per endpoint (a slow
-    # endpoint holds no more than its share: docs/operations.md, "Webhooks").
+    # Requests a webhook worker process has in flight at once; at most so many to one endpoint,
+    # and to the endpoints of one partner in one environment (its share: however many and however
+    # slow its endpoints, the rest of the senders stay free for the others: docs/operations.md,
+    # "Webhooks").
     webhook_worker_concurrency: int = 32
     webhook_endpoint_concurrency: int = 4
+    webhook_partner_concurrency: int = 8
+    # Webhooks to loopback addresses (sandbox keys only): the service's own machine, which only a
+    # local demo (`make run`) should let a partner reach.
+    webhook_allow_loopback: bool = False
     # A connection that bypasses a transaction pooler in front of database_url, for the
     # migrations that cannot run in a transaction (operator/migrations.py).
     database_direct_url: str | None = None
-    # Search answered from the web process's read model (availability/search_model.py); off:
+    # Search answered from the web process's read model (availability/read_model/); off:
     # every search runs the reference statement (search.sql).
     search_read_model: bool = True
     # "background": a hotel the model lacks is answered by the statement and loaded by a thread
     # for the next searches; "inline": loaded before answering (tests, small catalogues).
     search_model_loading: str = "background"
-    # A search within this many seconds of the model's last catch-up with the change feed skips
-    # it (0: every search catches up first, reading its own writes).
-    search_model_refresh_seconds: float = 0.25
+    # The longest the model goes without a catch-up with the change log when the read fence did
+    # not move (store/read_fence.py): it bounds only what a writer that died between its commit
+    # and its move can hide. 0: every search and rates request catches up first.
+    search_model_refresh_seconds: float = 1.0
     # Load every property into the model when the process starts, rather than as searched.
     search_model_preload: bool = False
     # The most properties one web process's model holds (0: no bound), about 58 KB each at
@@ -138,6 +149,7 @@ class Settings:
                 ari_worker_batches_per_second=float(
                     env.get("ARI_WORKER_BATCHES_PER_SECOND", 1000)),
                 metrics_token=env.get("METRICS_TOKEN") or None,
+                public_base_url=public_base_url(env),
                 key_cache_ttl_seconds=float(env.get("KEY_CACHE_TTL_SECONDS", 10)),
                 database_read_url=_connection_url(env, "DATABASE_READ_URL"),
                 read_max_lag_seconds=float(env.get("READ_MAX_LAG_SECONDS", 5)),
@@ -145,10 +157,12 @@ class Settings:
                 webhook_retry_schedule=_retry_schedule(env),
                 webhook_worker_concurrency=int(env.get("WEBHOOK_WORKER_CONCURRENCY", 32)),
                 webhook_endpoint_concurrency=int(env.get("WEBHOOK_ENDPOINT_CONCURRENCY", 4)),
+                webhook_partner_concurrency=_partner_share(env),
+                webhook_allow_loopback=_switch(env, "WEBHOOK_ALLOW_LOOPBACK", False),
                 search_read_model=env.get("SEARCH_READ_MODEL", "on").lower()
                 not in ("off", "0", "false", "no"),
                 search_model_loading=env.get("SEARCH_MODEL_LOADING", "background"),
-                search_model_refresh_seconds=float(env.get("SEARCH_MODEL_REFRESH_SECONDS", 0.25)),
+                search_model_refresh_seconds=float(env.get("SEARCH_MODEL_REFRESH_SECONDS", 1.0)),
                 search_model_preload=env.get("SEARCH_MODEL_PRELOAD", "off").lower()
                 in ("on", "1", "true", "yes"),
                 search_model_max_properties=int(env.get("SEARCH_MODEL_MAX_PROPERTIES", 0)),
@@ -169,14 +183,15 @@ class Settings:
             raise SettingsError("READ_MAX_LAG_SECONDS must be more than 0")
         if settings.quote_ttl_seconds < 1:
             raise SettingsError("QUOTE_TTL_SECONDS must be at least 1 (a quote token's validity)")
-        if not 1 <= settings.webhook_endpoint_concurrency <= settings.webhook_worker_concurrency:
-            raise SettingsError("WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1 and at most "
+        if not (1 <= settings.webhook_endpoint_concurrency <= settings.webhook_partner_concurrency
+                <= settings.webhook_worker_concurrency):
+            raise SettingsError("WEBHOOK_ENDPOINT_CONCURRENCY must be at least 1, at most "
+                                "WEBHOOK_PARTNER_CONCURRENCY, itself at most "
                                 "WEBHOOK_WORKER_CONCURRENCY")
         if settings.search_model_loading not in ("background", "inline"):
             raise SettingsError("SEARCH_MODEL_LOADING must be background or inline")
-        if not 0 <= settings.search_model_refresh_seconds <= 1:
-            raise SettingsError("SEARCH_MODEL_REFRESH_SECONDS must be 0 to 1 (search's freshness "
-                                "bound is 1 s)")
+        if not 0 <= settings.search_model_refresh_seconds <= 60:
+            raise SettingsError("SEARCH_MODEL_REFRESH_SECONDS must be 0 to 60")
         if not 2 <= settings.search_model_window_days <= 1000:
             raise SettingsError("SEARCH_MODEL_WINDOW_DAYS must be 2 to 1000")
         if settings.privacy_purge_after_days < 1:
@@ -200,6 +215,45 @@ def _previous_secret_keys(env: Mapping[str, str]) -> tuple[str, ...]:
         raise SettingsError("each key of SECRET_KEY_PREVIOUS (comma-separated) must be at least "
                             "32 characters, as SECRET_KEY")
     return tuple(dict.fromkeys(k for k in keys if k != env["SECRET_KEY"]))
+
+
+def _partner_share(env: Mapping[str, str]) -> int:
+    if env.get("WEBHOOK_PARTNER_CONCURRENCY"):
+        return int(env["WEBHOOK_PARTNER_CONCURRENCY"])
+    return default_partner_share(int(env.get("WEBHOOK_WORKER_CONCURRENCY", 32)),
+                                 int(env.get("WEBHOOK_ENDPOINT_CONCURRENCY", 4)))
+
+
+def default_partner_share(concurrency: int, per_endpoint: int) -> int:
+    """WEBHOOK_PARTNER_CONCURRENCY unset: a quarter of the worker's senders, and room for two
+    endpoints' (one slow endpoint leaves the partner's others as many), within the worker's:
+    8 of 32 by default."""
+    return min(concurrency, max(2 * per_endpoint, concurrency // 4))
+
+
+def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """An on/off setting; anything else stops start-up rather than guess."""
+    text = (env.get(name) or "").strip().lower()
+    if not text:
+        return default
+    if text in ("on", "true", "yes", "1"):
+        return True
+    if text in ("off", "false", "no", "0"):
+        return False
+    raise SettingsError(f"{name} must be on or off")
+
+
+def public_base_url(env: Mapping[str, str]) -> str | None:
+    """PUBLIC_BASE_URL: an http(s) URL with a host, perhaps a path, no query or fragment."""
+    from urllib.parse import urlsplit
+    value = (env.get("PUBLIC_BASE_URL") or "").strip()
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise SettingsError("PUBLIC_BASE_URL must be an http(s) URL with a host and no query or "
+                            f"fragment, e.g. https://api.example.com, not {value!r}")
+    return value.rstrip("/")
 
 
 def _retry_schedule(env: Mapping[str, str]) -> tuple[int, ...]:

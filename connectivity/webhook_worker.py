@@ -9,7 +9,8 @@ there is work, else after POLL_SECONDS or as soon as a send ends; the first atte
 follows its readability in the log by at most about POLL_SECONDS.
 
 Several processes may run (docs/operations.md, "Webhooks"). SIGTERM: no new claims; the
-requests in flight end within their timeout, then the process exits.
+attempts in flight end by their deadline (10 s at most, however slowly a receiver answers) and
+are recorded, then the process exits.
 
 `python -m connectivity.webhook_worker [--once]`: --once feeds and sends until nothing is due."""
 
@@ -20,6 +21,7 @@ import signal
 import threading
 
 import psycopg
+import redis
 import structlog
 from psycopg_pool import PoolTimeout
 
@@ -27,6 +29,7 @@ from connectivity.auth.credentials import SigningVault
 from connectivity.logs import configure_logging
 from connectivity.settings import Settings
 from connectivity.store.database import Database
+from connectivity.store.read_fence import ReadFence, primary_wal_position
 from connectivity.webhooks.delivering import Senders
 from connectivity.webhooks.dispatch import feed_endpoints
 
@@ -47,14 +50,29 @@ def webhook_database(settings: Settings) -> Database:
                         settings.db_idle_in_transaction_timeout_seconds))
 
 
+def read_fence(settings: Settings, db: Database) -> ReadFence:
+    """The read fence the senders move before they deliver events (store/read_fence.py): short
+    Redis timeouts, so that Redis down delays a round little (the move only warns then)."""
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=0.25,
+                                  socket_connect_timeout=0.25)
+    return ReadFence(client, settings.redis_prefix,
+                     wal_position=(lambda: primary_wal_position(db))
+                     if settings.database_read_url else None)
+
+
 def run(settings: Settings, stop: threading.Event, *, once: bool = False, **sender_options) -> None:
     db = webhook_database(settings)
+    sender_options.setdefault("fence", read_fence(settings, db))
     senders = Senders(db, SigningVault(settings.secret_key, settings.secret_key_previous),
                       settings.webhook_retry_schedule,
                       concurrency=settings.webhook_worker_concurrency,
-                      per_endpoint=settings.webhook_endpoint_concurrency, **sender_options)
+                      per_endpoint=settings.webhook_endpoint_concurrency,
+                      per_partner=settings.webhook_partner_concurrency,
+                      allow_loopback=settings.webhook_allow_loopback, **sender_options)
     log.info("webhook_worker_started", concurrency=settings.webhook_worker_concurrency,
-             per_endpoint=settings.webhook_endpoint_concurrency)
+             per_endpoint=settings.webhook_endpoint_concurrency,
+             per_partner=settings.webhook_partner_concurrency,
+             allow_loopback=settings.webhook_allow_loopback)
     try:
         while not stop.is_set():
             senders.finished.clear()

@@ -48,7 +48,8 @@ log = structlog.get_logger(__name__)
 class BatchWorker(SpawnedSchedulerWorker, SimpleWorker):
     # The scheduler (delayed retries, delayed_apply) runs in a spawned process holding none of
     # this process's PostgreSQL or Redis connections, and takes over a lock a killed worker's
-    # scheduler left (adapters/rq_scheduler.py).
+    # scheduler left (adapters/rq_scheduler.py); it logs the worker's JSON lines.
+    scheduler_logging = staticmethod(configure_logging)
 
     # What the job in hand is given after SIGTERM, as HerokuWorker gives its horse: a platform
     # sends SIGKILL some seconds later (Heroku 30 s, Kubernetes 30 s by default).
@@ -165,7 +166,8 @@ def main(argv: list[str] | None = None) -> None:
     configure_logging(settings.log_level)
     # Two pools of one connection: the jobs' stays in a transaction for a whole group, and a
     # statement cancelled past the SIGTERM grace must never be recovery's.
-    jobs.use_database(jobs.worker_database(settings, application_name="pcs-worker"))
+    jobs.use_database(jobs.worker_database(settings, application_name="pcs-worker"),
+                      read_replica=settings.database_read_url is not None)
     recovery = jobs.worker_database(settings, application_name="pcs-worker-recovery")
     connection = redis.Redis.from_url(settings.redis_url)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KEY_STATE_CHANGED
+from connectivity.auth.scopes import scopes_for
 from connectivity.operator.keys import issue_key, list_keys
 from connectivity.store.database import announces
 from connectivity.store.queries import queries
@@ -23,9 +24,12 @@ DEMO_PARTNER = "acme"
 DEMO_CHANNEL = "lisboa-cm"  # receives LIS1's bookings (docs/demo-catalog.json)
 # name, partner, preset, options. demo-channel is the hotel's channel manager: its mapping of
 # LIS1 receives the hotel's bookings as hotel_booking.* events (docs/partners.md 8.1); unsigned,
-# so that the walk-through's curl reads them plainly.
+# so that the walk-through's curl reads them plainly; with content.read beside the push preset,
+# so that it can read its mapping (GET /mapping/hotels/CM-LIS) and see `receives_bookings`, as
+# the guide tells a channel manager to check.
 DEMO_KEYS = (("demo-pull", DEMO_PARTNER, "pull", {}), ("demo-push", DEMO_PARTNER, "push", {}),
-             ("demo-channel", DEMO_CHANNEL, "push", {"signed": False}))
+             ("demo-channel", DEMO_CHANNEL, "push",
+              {"signed": False, "extra_scopes": ("content.read",)}))
 
 
 def _kept(path: Path) -> dict:
@@ -48,9 +52,11 @@ def _keep(path: Path, keys: dict) -> None:
     os.replace(temporary, path)
 
 
-def _usable(conn, partner_codes: set[str]) -> set[str]:
+def _usable(conn, partner_codes: set[str]) -> dict[str, set[str]]:
+    """{key_id: its scopes} of the partners' keys neither revoked nor expired."""
     now = datetime.now(timezone.utc)
-    return {row["key_id"] for partner_code in partner_codes for row in list_keys(conn, partner_code)
+    return {row["key_id"]: set(row["scopes"])
+            for partner_code in partner_codes for row in list_keys(conn, partner_code)
             if row["revoked_at"] is None and (row["expires_at"] is None or row["expires_at"] > now)}
 
 
@@ -64,14 +70,17 @@ def _fresh_key(conn, vault: SigningVault, name: str, partner: str, preset: str, 
 def demo_keys(db, vault: SigningVault, path: Path, reset: bool = False) -> dict[str, dict]:
     """{name: the key's public() with its token, and "kept": whether it is the one of an
     earlier start}. A kept key is reused while the database holds it unrevoked and unexpired
-    (another database, or a revocation, gets a new one); `reset` issues a new pair, revoking
-    the old one."""
+    and it holds every scope its entry asks for (another database, a revocation, or a key of
+    an earlier start issued with fewer scopes gets a new one); `reset` issues new keys,
+    revoking the old ones."""
     kept = _kept(path)
-    usable = set() if reset else db.run(_usable, {partner for _, partner, _, _ in DEMO_KEYS})
+    usable = {} if reset else db.run(_usable, {partner for _, partner, _, _ in DEMO_KEYS})
     keys = {}
     for name, partner, preset, options in DEMO_KEYS:
         previous = kept.get(name)
-        if isinstance(previous, dict) and previous.get("key_id") in usable:
+        wanted = set(scopes_for(preset, options.get("extra_scopes", ())))
+        key_id = previous.get("key_id") if isinstance(previous, dict) else None
+        if key_id in usable and wanted <= usable[key_id]:
             keys[name] = {**previous, "kept": True}
         else:
             keys[name] = {**db.run(_fresh_key, vault, name, partner, preset, options), "kept": False}

@@ -148,6 +148,8 @@ def run() -> int:
             started.append(rd)
             env["REDIS_URL"] = rd.url
         env.setdefault("SECRET_KEY", secret_key(LOCAL / "secret_key"))
+        # A local demo: the partner's receiver runs on this machine (docs/partners.md 9).
+        env.setdefault("WEBHOOK_ALLOW_LOOPBACK", "on")
         # A local demo listens on loopback only. gunicorn's own GUNICORN_CMD_ARGS outranks
         # gunicorn.conf.py, whose bind on all interfaces stays what a PaaS's web process needs.
         env["GUNICORN_CMD_ARGS"] = (f"--bind 127.0.0.1:{env['PORT']} "

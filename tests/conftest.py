@@ -145,7 +145,9 @@ def _services_on_citus():
 def settings(services) -> Settings:
     return Settings(database_url=services.database_url, redis_url=services.redis_url,
                     secret_key=SECRET_KEY, redis_prefix=services.redis_prefix,
-                    search_model_loading="inline", search_model_refresh_seconds=0)
+                    search_model_loading="inline", search_model_refresh_seconds=0,
+                    # The tests' webhook receivers listen on loopback, as a local demo's do.
+                    webhook_allow_loopback=True)
 
 
 @pytest.fixture(scope="session")

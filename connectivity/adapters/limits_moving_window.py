@@ -26,17 +26,17 @@ class MovingWindowScripts:
         return self._storage.prefixed_key(item.key_for(identifier))
 
     def acquire_and_count(self, key: str, now: float, limit: int, expiry: int,
-                          read: str | None) -> list:
-        """[GET `read` (None when not asked), acquire one entry, count the window] in one
-        pipeline; errors (a NoScriptError among them) come back in place of results."""
+                          read: tuple[str, ...] | None) -> list:
+        """[MGET the keys `read` (None when not asked), acquire one entry, count the window] in
+        one pipeline; errors (a NoScriptError among them) come back in place of results."""
         storage = self._storage
         pipe = storage.get_connection().pipeline(transaction=False)
-        if read is not None:
-            pipe.get(read)
+        if read:
+            pipe.mget(read)
         pipe.evalsha(storage.lua_acquire_moving_window.sha, 1, key, now, limit, expiry, 1)
         pipe.evalsha(storage.lua_moving_window.sha, 1, key, now - expiry, limit)
         results = pipe.execute(raise_on_error=False)
-        return results if read is not None else [None, *results]
+        return results if read else [None, *results]
 
     def count(self, key: str, now: float, limit: int, expiry: int) -> list:
         """The window alone, as `acquire_and_count`'s last result."""

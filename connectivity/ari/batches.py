@@ -19,6 +19,7 @@ from connectivity.web.errors import NotFound, ValidationFailed
 from connectivity.web.forced_outcomes import HEADER
 from connectivity.mapping.hotel_code import mapped_hotel
 from connectivity.store.queries import queries
+from connectivity.store.read_fence import ReadFence
 from connectivity.ari.idempotency import IdempotentRequest, KeyTakenMeanwhile, claim, earlier_answer
 from connectivity.ari.queue import BatchQueue
 
@@ -91,10 +92,15 @@ def store_batch(conn, caller: Caller, batch_id: str, kind: str, request: dict,
     return accepted
 
 
-def batch_outcome(db: Database, caller: Caller, batch_id: str) -> dict:
+def batch_outcome(db: Database, caller: Caller, batch_id: str, fence: ReadFence) -> dict:
+    """The batch as its partner sees it. One reported applied moves the read fence first: the
+    apply is readable as soon as it commits, before its worker may have moved it, and every
+    read must reflect a batch once it was reported applied (contract 13.1)."""
     with db.connection() as conn:
         outcome = queries().ari.batch_outcome(conn, id=batch_id, partner_id=caller.partner_id,
                                               environment=caller.environment)
     if outcome is None:
         raise NotFound(f"no batch {batch_id!r} for this partner")
+    if outcome["status"] in ("applied", "partially_applied"):
+        fence.move_or_warn()
     return outcome

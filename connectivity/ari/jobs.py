@@ -15,6 +15,7 @@ from rq import get_current_job
 from connectivity.ari.batch_events import announce_finished
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
+from connectivity.store.read_fence import ReadFence, primary_wal_position
 from connectivity.settings import Settings
 from connectivity.ari.apply import apply_batch
 from connectivity.ari.queue import BatchQueue, redis_prefix_of
@@ -22,13 +23,16 @@ from connectivity.ari.queue import BatchQueue, redis_prefix_of
 log = structlog.get_logger(__name__)
 
 _database: Database | None = None
+# Whether the read fence's token carries the primary's WAL position (a read replica is
+# configured: store/read_fence.py).
+_fence_wal_positions = False
 # The connection of the apply transaction in hand, while a job runs one.
 _in_hand: psycopg.Connection | None = None
 
 
-def use_database(db: Database) -> None:
-    global _database
-    _database = db
+def use_database(db: Database, *, read_replica: bool = False) -> None:
+    global _database, _fence_wal_positions
+    _database, _fence_wal_positions = db, read_replica
 
 
 def worker_database(settings: Settings, *, application_name: str) -> Database:
@@ -41,9 +45,11 @@ def worker_database(settings: Settings, *, application_name: str) -> Database:
 
 
 def database() -> Database:
-    global _database
+    global _database, _fence_wal_positions
     if _database is None:
-        _database = worker_database(Settings.from_env(), application_name="pcs-worker")
+        settings = Settings.from_env()
+        _database = worker_database(settings, application_name="pcs-worker")
+        _fence_wal_positions = settings.database_read_url is not None
     return _database
 
 
@@ -73,6 +79,13 @@ def apply_ari_batch(batch_id: str, property_id: int | None = None) -> dict | Non
         raise
     finally:
         _in_hand = None
+    if job is not None:
+        # The group is committed: search and rates must reflect it before anyone is told
+        # (store/read_fence.py; a status read that comes first moves the fence itself).
+        db = database()
+        ReadFence(job.connection, redis_prefix_of(job.origin),
+                  wal_position=(lambda: primary_wal_position(db)) if _fence_wal_positions
+                  else None).move_or_warn()
     if outcome is None:
         log.info("ari_batch_not_applied_here", batch_id=batch_id)
         return None

@@ -129,7 +129,7 @@ def get_batch(batchId):  # noqa: N803 - the specification's parameter name
     `message`), `rejected` (none applied) or `failed` (processing itself failed after retries).
     Visible to every key of the partner holding `ari.write` or `restriction.write`; another
     partner's batch id is 404 `not_found`, as is one that does not exist."""
-    return batch_outcome(services().db, current_caller(), batchId)
+    return batch_outcome(services().db, current_caller(), batchId, services().read_fence)
 
 
 _GET_ARI = f"""Read back the stored ARI of one hotel (scope ari.write or restriction.write)

@@ -13,6 +13,7 @@ from flask import Flask, current_app, g, request
 
 from connectivity.web.errors import InsufficientScope, NoMappedProperties, RateLimited
 from connectivity.web.forced_outcomes import forcible
+from connectivity.store.read_fence import request_fence
 from connectivity.auth.authenticate import Caller
 from connectivity.auth.scopes import SCOPES
 from connectivity.web.services import services_of
@@ -59,6 +60,12 @@ def current_caller() -> Caller:
     return g.caller
 
 
+def current_read_fence() -> bytes | None:
+    """The read fence's token as this request read it (None: Redis did not answer, or the
+    token was lost): what the read copies compare with theirs (store/read_fence.py)."""
+    return g.get("read_fence")
+
+
 def guard_request() -> None:
     """before_request: a no-op for unmatched routes (routing answers 404/405 first, whatever the
     credentials) and for public routes (health, docs)."""
@@ -77,14 +84,21 @@ def guard_request() -> None:
     structlog.contextvars.bind_contextvars(key_id=row["key_id"], partner=row["partner_code"])
 
     # The rate limit's round trip also reads the key-state generation, which confirms (or not)
-    # a cached copy of the key's row (auth/keycache.py).
-    decision, generation = guards.rate_limiter.hit(
-        row["key_id"], row["rate_limit_per_minute"], read=guards.key_generation.key)
-    if generation is None and decision.shared:
-        guards.key_generation.establish()  # Redis lost it: copies wait for a new one
+    # a cached copy of the key's row (auth/keycache.py), and the read fence, which tells the
+    # read copies whether they must catch up before answering (store/read_fence.py).
+    decision, (generation, fence) = guards.rate_limiter.hit(
+        row["key_id"], row["rate_limit_per_minute"],
+        read=(guards.key_generation.key, guards.read_fence.key))
+    if decision.shared:  # Redis answered, and lost what it has not: copies wait for new ones
+        if generation is None:
+            guards.key_generation.establish()
+        if fence is None:
+            guards.read_fence.establish()
     caller = guards.authenticator.confirm(req, authentication, generation)
     state = g._get_current_object()
     state.caller = caller
+    state.read_fence = fence
+    request_fence.set(fence)
     state.rate_limit = decision
     if not decision.allowed:
         raise RateLimited(

@@ -15,6 +15,7 @@ from connectivity.auth.keycache import KeyCache, KeyGeneration
 from connectivity.auth.nonces import NonceLedger
 from connectivity.auth.ratelimit import KeyRateLimiter
 from connectivity.store.database import RECONNECT_TIMEOUT_SECONDS, LazyPool, SessionConnection, session_options
+from connectivity.store.read_fence import ReadFence
 from connectivity.store.queries import queries
 from connectivity.settings import Settings
 
@@ -83,12 +84,14 @@ class Guards:
     keys: KeyReader
     key_cache: KeyCache
     key_generation: KeyGeneration
+    # Read in the same round trip as the key generation: whether the read copies are current.
+    read_fence: ReadFence
 
     def close(self) -> None:
         self.keys.close()
 
 
-def build_guards(settings: Settings, redis_client: redis.Redis) -> Guards:
+def build_guards(settings: Settings, redis_client: redis.Redis, read_fence: ReadFence) -> Guards:
     # The guards read keys through a pool of their own (KeyReader), not the use cases', and
     # keep copies confirmed on every request (KeyCache, auth/keycache.py).
     keys = KeyReader(settings.database_url, max_size=settings.db_pool_size,
@@ -103,4 +106,4 @@ def build_guards(settings: Settings, redis_client: redis.Redis) -> Guards:
         settings.signature_max_skew_seconds)
     return Guards(authenticator, KeyRateLimiter(settings.redis_url, settings.redis_prefix), keys,
                   cache, KeyGeneration(redis_client, settings.redis_prefix,
-                                       settings.key_cache_ttl_seconds))
+                                       settings.key_cache_ttl_seconds), read_fence)

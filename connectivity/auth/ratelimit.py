@@ -61,11 +61,12 @@ class KeyRateLimiter:
         self._scripts = MovingWindowScripts(storage)
         self._local = MovingWindowRateLimiter(MemoryStorage())
 
-    def hit(self, key_id: str, limit: int, *, read: str | None = None
-            ) -> tuple[Decision, bytes | None]:
-        """The decision, and the value of the Redis key `read` (its full name; None when absent or
-        when Redis did not answer) read in the same round trip, before the hit: the key cache
-        confirms its copies with it (`keycache.py`) at no extra round trip."""
+    def hit(self, key_id: str, limit: int, *, read: tuple[str, ...] = ()
+            ) -> tuple[Decision, list[bytes | None]]:
+        """The decision, and the values of the Redis keys `read` (their full names; None when
+        absent or when Redis did not answer) read in the same round trip, before the hit: the
+        key cache confirms its copies with one (`keycache.py`), the read copies with another
+        (store/read_fence.py), at no extra round trip."""
         item = RateLimitItemPerMinute(limit)
         try:
             return self._shared_hit(item, key_id, limit, read)
@@ -73,10 +74,11 @@ class KeyRateLimiter:
             log.warning("rate_limit_degraded", reason=type(exc).__name__)
             allowed = self._local.hit(item, key_id)
             stats = self._local.get_window_stats(item, key_id)
-            return decide(allowed, limit, stats.remaining, stats.reset_time, shared=False), None
+            return (decide(allowed, limit, stats.remaining, stats.reset_time, shared=False),
+                    [None] * len(read))
 
-    def _shared_hit(self, item, key_id: str, limit: int, read: str | None
-                    ) -> tuple[Decision, bytes | None]:
+    def _shared_hit(self, item, key_id: str, limit: int, read: tuple[str, ...]
+                    ) -> tuple[Decision, list[bytes | None]]:
         """`MovingWindowRateLimiter.hit` then `.get_window_stats`, as the library runs them (its
         own two Lua scripts, with the arguments its RedisStorage passes), but sent together in
         one pipeline: one round trip per request instead of two. The scripts run in order on one
@@ -101,4 +103,5 @@ class KeyRateLimiter:
             if isinstance(result, Exception):
                 raise result
         start, entries = window_start_and_entries(window, now)
-        return decide(bool(acquired), limit, limit - entries, start + expiry), value
+        return (decide(bool(acquired), limit, limit - entries, start + expiry),
+                list(value) if read else [])

@@ -20,7 +20,7 @@ Columns (each a palette per row and an index per row and day):
 Updates: a property's days are rewritten in place when their new values fit the room left in
 its palettes (`patch`); otherwise the property moves to a new slot (in the arena its widest
 palette needs) and the old slot is garbage until `compact` copies the live slots into new
-arrays. Readers never lock: the caller (search_model.SearchModel) counts writes and evaluates
+arrays. Readers never lock: the caller (read_model.SearchModel) counts writes and evaluates
 again when one overlapped (a seqlock); arrays are only ever replaced by larger copies, so a
 reader's rows stay valid in whatever arrays it picked up."""
 

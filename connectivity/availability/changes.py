@@ -13,6 +13,7 @@ from typing import Any
 from connectivity.auth.authenticate import Caller
 from connectivity.logtail import tail
 from connectivity.store.queries import queries
+from connectivity.store.read_fence import ReadFence
 from connectivity.store.replica import Reads
 from connectivity.availability.feed_cursor import EXPIRED, CursorSigner
 
@@ -20,9 +21,11 @@ DEFAULT_PAGE_SIZE = 500
 MAX_PAGE_SIZE = 1000
 
 
-def read_changes(db: Reads, signer: CursorSigner, caller: Caller,
-                 request: dict[str, Any]) -> str:
-    """The answer's `data`, as JSON text (each change written by PostgreSQL)."""
+def read_changes(db: Reads, signer: CursorSigner, caller: Caller, request: dict[str, Any],
+                 fence: ReadFence) -> str:
+    """The answer's `data`, as JSON text (each change written by PostgreSQL). A page that
+    serves a change moves the read fence first: the change's writer may not have moved it yet,
+    and search and rates must reflect what the feed served (contract 13.1)."""
     cursor = request.get("cursor")
     after = (None if cursor is None
              else signer.load(cursor, caller.partner_id, caller.environment))
@@ -38,5 +41,7 @@ def read_changes(db: Reads, signer: CursorSigner, caller: Caller,
 
         page = tail.read_page(conn, after, request.get("limit", DEFAULT_PAGE_SIZE), read_rows,
                               marks, EXPIRED)
+    if page.rows:
+        fence.move_or_warn()
     return tail.page_json("changes", [row["change"] for row in page.rows], page.has_more,
                           signer.dump(caller.partner_id, caller.environment, page.next))

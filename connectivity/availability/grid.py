@@ -93,7 +93,7 @@ class Mapping:
     active: bool
     rows: np.ndarray              # indices of the mapped offers
     currencies: frozenset[str] = frozenset()  # of every mapped plan, selling or not
-    # Its offers as POST /availability/rates lists them (search_model.RatesCatalogue); None
+    # Its offers as POST /availability/rates lists them (read_model.RatesCatalogue); None
     # when it maps none.
     rates: object = field(default=None, compare=False, repr=False)
 

@@ -4,7 +4,7 @@ and booking use too, so the three can never disagree about a stay.
 
 Two paths give the same answers. The fast one (FAST_PATH, availability.rates_grid) judges every
 offer x night at once with numpy, from the search read model where it holds the hotel
-(search_model.SearchModel.selling: caught up as search is, so as fresh; no statement unless the
+(read_model.SearchModel.selling: caught up as search is, so as fresh; no statement unless the
 answer converts currencies), else from the day rows read as two compact values; a request
 whose values it cannot hold exactly is answered by the reference path, which reads the rows
 (in the same transaction, so the same snapshot) and prices offer by offer through
@@ -23,7 +23,7 @@ from connectivity.pricing.stay_nights import stay_nights
 from connectivity.availability import rates_grid
 from connectivity.availability.offers import (converts, evaluate_offer, fx_table,
                                               read_catalogue, read_day_rows)
-from connectivity.availability.search_model import Held, SearchModel
+from connectivity.availability.read_model import Held, SearchModel
 from connectivity.availability.stay import ensure_check_in_not_past, fx_multiplier
 from connectivity.pricing.money import FxTable
 
@@ -39,11 +39,13 @@ FROM_MODEL = True
 
 
 def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
-          model: SearchModel | None = None) -> dict:
+          model: SearchModel | None = None, fence: bytes | None = None) -> dict:
+    """`fence`: the read fence's token as the request read it (None: unknown, so the model
+    catches up first; store/read_fence.py)."""
     check_in, check_out = request["check_in"], request["check_out"]
     if FAST_PATH and FROM_MODEL and model is not None:
         held = model.selling(caller.partner_id, caller.environment, request["hotel_code"],
-                             check_in, check_out)
+                             check_in, check_out, fence)
         if held is not None:
             answer = _from_model(db, model, held, request, now)
             if answer is not None:

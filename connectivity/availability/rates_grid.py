@@ -105,7 +105,7 @@ def read_rate_days(conn, property_id: int, offers: Sequence[dict], check_in: dt.
 def held_days(money: np.ndarray, plan_flags: np.ndarray, room_flags: np.ndarray,
               available: np.ndarray) -> RateDays:
     """RateDays from the read model's days of the stay and its check-out day
-    (search_model.SearchModel.stay_days; every price, as the model holds them all)."""
+    (read_model.SearchModel.stay_days; every price, as the model holds them all)."""
     n = money.shape[1] - 1
     return RateDays(money[:, :n], unpack_restrictions(plan_flags),
                     unpack_restrictions(room_flags), available[:, :n])

@@ -1,6 +1,6 @@
 from connectivity import API_PREFIX
 from connectivity.web.api import ApiBlueprint
-from connectivity.auth.access import current_caller, requires
+from connectivity.auth.access import current_caller, current_read_fence, requires
 from connectivity.web.error_responses import GUARDED, WITH_BODY, error_responses
 from connectivity.web.envelope import ErrorEnvelopeSchema, enveloped
 from connectivity.web.clock import utc_now
@@ -29,16 +29,17 @@ def search(request):
     type and rate plan is sellable for the whole stay (a rate every night, not closed, enough
     rooms, arrival and departure restrictions, length of stay, occupancy, nationality);
     `lowest_total_amount` is then the cheapest whole-stay total for the requested rooms and
-    occupancy, in the requested `currency` or else the hotel's own. A code mapped for the caller
-    whose distribution is paused is listed in `paused_hotel_codes` (not sold until resumed; the
-    `mapping.paused` event tells of it); any other code not mapped and active for the caller
-    (a typo, another environment's) in `unknown_hotel_codes`. A request whose codes are all
-    unknown or paused is still a 200.
+    occupancy, in the requested `currency` or else the hotel's own. Every code not mapped and
+    active for the caller (a typo, another environment's, or one whose distribution is paused)
+    is listed in `unknown_hotel_codes`; the paused ones among them also in
+    `paused_hotel_codes` (not sold until resumed; the `mapping.paused` event tells of it). A
+    request whose codes are all unknown is still a 200.
     `check_in` must be today or later at every hotel searched (422 otherwise); a `currency`
     that some searched hotel's prices cannot be converted into is 422
     `currency_not_supported`."""
     return ready_response(search_hotels(services().reads, current_caller(), request,
-                                        utc_now(), services().search_model))
+                                        utc_now(), services().search_model,
+                                        current_read_fence()))
 
 
 @blp.route("/availability/rates", methods=["POST"])
@@ -58,7 +59,8 @@ def rates(request):
     nights), else in the hotel's. 404 `not_found` when the hotel is not mapped and active for
     the caller."""
     return ready_response(read_rates(services().reads, current_caller(), request, utc_now(),
-                                     services().search_model), dates_only=True)
+                                     services().search_model, current_read_fence()),
+                          dates_only=True)
 
 
 _CHANGES_EXAMPLE = {"success": True, "request_id": "5f0c1d2e3a4b4c5d", "data": {
@@ -98,9 +100,8 @@ def changes(query):
     may appear twice. Changes are kept at least 7 days; an older cursor, or one not given to
     this key, is 410 `cursor_expired`: start again without a cursor.
 
-    Search and rates show a committed change within about a second (see Freshness), and a
-    change may be served here sooner: read search and rates a second after taking the cursor,
-    and read a changed hotel again a second after its change is served, so that no answer
-    you cache predates a change this feed has already given you."""
+    Search and rates never run behind this feed: a request that starts after a page was
+    served reflects every change on it (see Freshness), so a changed hotel can be read again
+    at once."""
     return ready_json_response(read_changes(services().reads, services().feed_cursors,
-                                            current_caller(), query))
+                                            current_caller(), query, services().read_fence))

@@ -115,11 +115,13 @@ class SearchResultSchema(Schema):
     hotels = fields.List(fields.Nested(SearchHotelSchema), required=True, metadata={
         "description": "one entry per requested code mapped and active for the caller"})
     unknown_hotel_codes = fields.List(fields.String(), required=True, metadata={
-        "description": "requested codes the caller does not map in the key's environment "
-                       "(a typo, another environment's code)"})
+        "description": "every requested code not mapped and active for the caller in the "
+                       "key's environment: a typo, another environment's code, or a hotel whose "
+                       "distribution is paused"})
     paused_hotel_codes = fields.List(fields.String(), required=True, metadata={
-        "description": "requested codes the caller maps but whose distribution is paused: not "
-                       "sold until resumed (the `mapping.paused` event tells of a pause)"})
+        "description": "the codes of `unknown_hotel_codes` that the caller maps but whose "
+                       "distribution is paused: not sold until resumed (the `mapping.paused` "
+                       "event tells of a pause)"})
 
 
 class NightSchema(Schema):

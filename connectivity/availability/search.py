@@ -1,5 +1,5 @@
 """POST /availability/search: which of the requested hotels have anything sellable, and from
-what total. The read model (search_model.py) answers the hotels it holds; one statement
+what total. The read model (read_model/) answers the hotels it holds; one statement
 (sql/queries/availability/search.sql, the reference) answers the rest, or all of them when the
 model is off."""
 
@@ -13,12 +13,14 @@ from connectivity.store.replica import Reads
 from connectivity.web.errors import CurrencyNotSupported, ValidationFailed
 from connectivity.pricing.money import round_money
 from connectivity.store.queries import queries
-from connectivity.availability.search_model import SearchModel
+from connectivity.availability.read_model import SearchModel
 from connectivity.availability.stay import distinct_rooms, minor_units_table, property_today
 
 
 def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
-           model: SearchModel | None = None) -> dict:
+           model: SearchModel | None = None, fence: bytes | None = None) -> dict:
+    """`fence`: the read fence's token as the request read it (None: unknown, so the model
+    catches up first; store/read_fence.py)."""
     # A code sent twice is answered once, in the order first sent.
     codes = list(dict.fromkeys(request["hotel_codes"]))
 
@@ -35,7 +37,7 @@ def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
         return rows
     rows = (reference(codes) if model is None else
             model.search_rows(caller.partner_id, caller.environment, codes, request, now,
-                              reference))
+                              reference, fence))
     found = {row["hotel_code"]: row for row in rows}
     if model is None:  # the statement's rows in the codes' order, as the model gives them
         rows = [found[code] for code in codes if code in found]
@@ -50,7 +52,9 @@ def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
     _refuse_what_cannot_be_answered(request, found, now)
     return {
         "hotels": [_hotel(row) for row in rows],
-        "unknown_hotel_codes": [code for code in unanswered if code not in paused],
+        # Every code not mapped and active, paused ones included (contract 13.1); the paused
+        # ones also named apart.
+        "unknown_hotel_codes": unanswered,
         "paused_hotel_codes": [code for code in unanswered if code in paused],
     }
 

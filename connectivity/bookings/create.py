@@ -14,6 +14,8 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from connectivity.store.database import announces
+from connectivity.store.read_fence import READS_CHANGED
 from connectivity.auth.authenticate import Caller
 from connectivity.store.database import Database
 from connectivity.web.errors import Conflict
@@ -23,16 +25,18 @@ from connectivity.pricing.spread import spread_total
 from connectivity.store.queries import queries
 from connectivity.web.fields import money_number
 from connectivity.bookings.booking_events import announce
-from connectivity.bookings.confirmation import confirmation_number
+from connectivity.bookings.confirmation import ConfirmationKey, Numbering
 from connectivity.bookings.manage import find_booking
 from connectivity.bookings.offer import find_offer, judge, policy_fx_rate, sold_out
 from connectivity.bookings.quote_token import QuoteTokens, StayBinding
 from connectivity.bookings.records import booking_view, request_fingerprint, stored_nights
 
-def create_booking(db: Database, tokens: QuoteTokens, caller: Caller, request: dict[str, Any],
-                   now: dt.datetime) -> tuple[dict, int]:
+def create_booking(db: Database, tokens: QuoteTokens, numbers: ConfirmationKey, caller: Caller,
+                   request: dict[str, Any], now: dt.datetime) -> tuple[dict, int]:
     """(payload, status): 201 for a new booking, 200 for a replay of its reference."""
-    return db.run(_create, tokens, caller, request, request_fingerprint(request), now)
+    numbering = numbers.numbering()  # read once per process, before the booking's transaction
+    return db.run(_create, tokens, numbering, caller, request, request_fingerprint(request),
+                  now)
 
 
 def lead_nationality(guests: list[dict]) -> str | None:
@@ -65,8 +69,9 @@ def judge_booking(conn, tokens: QuoteTokens, caller: Caller, request: dict, now:
     return offer, quoted, nationality, judge(offer, request, nationality)
 
 
-def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprint: bytes,
-            now: dt.datetime) -> tuple[dict, int]:
+@announces(READS_CHANGED)  # search and rates reflect it once answered (13.1)
+def _create(conn, tokens: QuoteTokens, numbering: Numbering, caller: Caller, request: dict,
+            fingerprint: bytes, now: dt.datetime) -> tuple[dict, int]:
     q = queries().bookings
     scope = {"partner_id": caller.partner_id, "environment": caller.environment,
              "partner_reference": request["partner_reference"]}
@@ -102,7 +107,7 @@ def _create(conn, tokens: QuoteTokens, caller: Caller, request: dict, fingerprin
 
     row = q.insert_booking(
         conn, id=claim["booking_id"], **scope,
-        confirmation_number=confirmation_number(claim["booking_id"]),
+        confirmation_number=numbering.confirmation_number(claim["booking_id"]),
         request_hash=fingerprint, mapping_id=offer.hotel["mapping_id"],
         property_id=offer.hotel["property_id"], room_type_id=offer.offer["room_type_id"],
         rate_plan_id=offer.offer["rate_plan_id"], hotel_code=offer.hotel["hotel_code"],

@@ -7,6 +7,8 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
+from connectivity.store.database import announces
+from connectivity.store.read_fence import READS_CHANGED
 from connectivity.auth.authenticate import Caller
 from connectivity.store.claimed import claimed_row
 from connectivity.store.database import Database
@@ -70,6 +72,7 @@ def _result(booking: dict, replay: bool) -> dict:
             "currency": booking["currency"], "idempotent_replay": replay}
 
 
+@announces(READS_CHANGED)  # search and rates reflect it once answered (13.1)
 def _cancel(conn, caller: Caller, reference: str, request: dict, now: dt.datetime) -> dict:
     q = queries().bookings
     booking = find_booking(conn, caller, reference)

@@ -71,13 +71,15 @@ def create_booking(request):
     Checks in order (nothing is stored unless all pass): 422 `validation_failed`; 200 replay;
     404 `not_found` (hotel, room type or rate plan not mapped and active for the caller); 422
     `invalid_quote_token`, 409 `quote_expired`, 409 `quote_mismatch` (issued for another stay,
-    occupancy or partner); 409 `not_sellable` with `details.reasons`; 422
+    occupancy or partner; `details.fields` names each field that differs, e.g. `{"occupancy":
+    {"quoted": [{"adults": 2, "child_ages": []}], "requested": [{"adults": 1, "child_ages":
+    []}]}}`); 409 `not_sellable` with `details.reasons`; 422
     `currency_not_supported`; 409 `price_mismatch` when `total_amount` or `currency` differs
     from the service's figure to the minor unit (`details` has that figure); 409 `sold_out` when
     some night has fewer rooms left than `rooms` (all nights are taken or none). The booking
     keeps its nights and a copy of the cancellation policy in force."""
-    payload, status = book(services().db, services().quote_tokens, current_caller(), request,
-                           utc_now())
+    payload, status = book(services().db, services().quote_tokens, services().confirmation_key,
+                           current_caller(), request, utc_now())
     return payload, status
 
 

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from connectivity.logtail import tail
 from connectivity.logtail.positions import Positions
 from connectivity.logtail.tail import CursorExpired
@@ -54,7 +56,7 @@ def types_visible_to(scopes: Iterable[str]) -> tuple[str, ...]:
 class Event:
     event_id: str
     type: str
-    body: str  # the event object {"event_id", "type", "created_at", "data"} as JSON text
+    body: str  # the event object {"event_id", "type", "created_at", "data"}, compact JSON
 
     @property
     def document(self) -> dict[str, Any]:
@@ -106,5 +108,13 @@ def read_page(conn, partner_id: int, environment: str, after: Positions, limit: 
 
     marks = queries().events.event_log_pruned if check_expiry else None
     page = tail.read_page(conn, after, limit, read_rows, marks, EXPIRED)
-    return EventPage([Event(r["event_id"], r["type"], r["event"]) for r in page.rows],
+    return EventPage([Event(r["event_id"], r["type"], _compact(r["event"])) for r in page.rows],
                      page.has_more, page.next)
+
+
+def _compact(text: str) -> str:
+    """The event as PostgreSQL wrote it (a space after each ':' and ',' of json_build_object's
+    and jsonb's text), written compact as every other answer is (orjson, as web/ready_body.py),
+    for GET /events and the webhook deliveries alike. The same values: record() stores what
+    json.dumps wrote, whose numbers (ints, floats in their shortest form) read back the same."""
+    return orjson.dumps(orjson.loads(text)).decode()

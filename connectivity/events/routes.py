@@ -64,4 +64,4 @@ def list_events(query):
     kept at least 30 days; an older cursor, or one not given to this key, is 410
     `cursor_expired`: start again without a cursor."""
     return ready_json_response(read_events(services().db, services().event_cursors,
-                                           current_caller(), query))
+                                           current_caller(), query, services().read_fence))

@@ -4,6 +4,8 @@ The operators' `distribution pause|resume` calls it."""
 
 from __future__ import annotations
 
+from connectivity.store.database import announces
+from connectivity.store.read_fence import READS_CHANGED
 from connectivity.events import log
 from connectivity.store.queries import queries
 
@@ -21,6 +23,7 @@ class AmbiguousProperty(LookupError):
 
 # Not announced to the key caches: a key's row holds nothing a pause changes (paused mappings
 # still count for no_mapped_properties, contract section 10).
+@announces(READS_CHANGED)  # reads reflect it once the command exits 0
 def set_distribution(conn, partner_code: str, code: str, active: bool) -> dict | None:
     """Pause (`active` False) or resume the partner's mapping of the property that `code`
     names: the property's internal code or the partner's hotel code for it. The mapping's row

@@ -14,6 +14,7 @@ from psycopg.types.json import Jsonb
 
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.store.database import announces
+from connectivity.store.read_fence import READS_CHANGED
 from connectivity.web.errors import flatten_messages
 from connectivity.store.queries import queries
 from connectivity.operator.catalog_schema import CatalogSchema
@@ -45,7 +46,7 @@ def parse_catalog(text: str) -> dict[str, Any]:
 
 # A key's row carries its partner's name and whether the partner has a mapped property in the
 # key's environment: a load can change both, so it is announced to the key caches.
-@announces(KEY_STATE_CHANGED)
+@announces(KEY_STATE_CHANGED, READS_CHANGED)
 def load_catalog(conn: psycopg.Connection, catalog: dict[str, Any]) -> dict[str, int]:
     """Write a parsed catalogue; the caller's transaction makes it all or nothing."""
     q = queries().operator

@@ -9,6 +9,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from connectivity.store.database import announces
+from connectivity.store.read_fence import READS_CHANGED
 from connectivity.store.queries import queries
 
 if TYPE_CHECKING:
@@ -18,6 +20,7 @@ DEFAULT_DAYS = 365
 MAX_DAYS = 730  # the ARI push accepts dates up to two years ahead; the demo stays inside that
 
 
+@announces(READS_CHANGED)  # search and rates reflect it once it exits 0
 def seed_demo_ari(conn: psycopg.Connection, now: datetime, days: int = DEFAULT_DAYS,
                   property_codes: tuple[str, ...] = ()) -> dict[str, int]:
     """Write the demo values where nothing is stored yet; returns the rows written per table.

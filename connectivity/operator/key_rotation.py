@@ -1,6 +1,6 @@
-"""Re-encrypting the keys' signing secrets and the webhook endpoints' secrets under the current
-SECRET_KEY (`keys reencrypt`, the
-middle step of a rotation: docs/operations.md, "Rotating SECRET_KEY").
+"""Re-encrypting the keys' signing secrets, the webhook endpoints' secrets and the confirmation
+numbers' key under the current SECRET_KEY (`keys reencrypt`, the middle step of a rotation:
+docs/operations.md, "Rotating SECRET_KEY").
 
 Safe while the service runs: the secret inside does not change, so a key signs the same before,
 during and after; a web process holding the previous key opens either sealing. Each batch is its
@@ -25,9 +25,10 @@ DEFAULT_BATCH_SIZE = 500
 @dataclass
 class ResealReport:
     resealed: int = 0
-    # Keys (and webhook endpoints, `we_...`) no key this process holds opens: sealed under a key
-    # already dropped (or SECRET_KEY_PREVIOUS is incomplete). They cannot sign until reissued
-    # (recreated); left as they are.
+    # Keys (and webhook endpoints, `we_...`, and `confirmation_key`) no key this process holds
+    # opens: sealed under a key already dropped (or SECRET_KEY_PREVIOUS is incomplete). They
+    # cannot sign until reissued (recreated); left as they are (the confirmation key cannot be
+    # made again: its SECRET_KEY must come back, or no booking can be made).
     unopened: list[str] = field(default_factory=list)
     # Keys still sealed under another key after the run (the unopened, and any issued meanwhile
     # by a process still on the previous key).
@@ -58,7 +59,8 @@ def reencrypt_signing_secrets(db: Database, vault: SigningVault, *,
 # Each table of sealed secrets: the statement reading a batch another key sealed, the one
 # resealing a row (sql/queries/operator/reseal_signing_secrets.sql).
 SEALED_SECRETS = (("keys_sealed_otherwise", "reseal_signing_secret"),
-                  ("webhook_secrets_sealed_otherwise", "reseal_webhook_secret"))
+                  ("webhook_secrets_sealed_otherwise", "reseal_webhook_secret"),
+                  ("confirmation_key_sealed_otherwise", "reseal_confirmation_key"))
 
 
 def _reseal_batch(conn, vault: SigningVault, read: str, reseal: str, after: str,

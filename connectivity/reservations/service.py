@@ -14,6 +14,8 @@ from zoneinfo import ZoneInfo
 
 from psycopg.types.json import Jsonb
 
+from connectivity.store.database import announces
+from connectivity.store.read_fence import READS_CHANGED
 from connectivity.auth.authenticate import Caller
 from connectivity.store.claimed import claimed_row
 from connectivity.store.database import Database
@@ -48,6 +50,7 @@ def modify_reservation(db: Database, caller: Caller, reference: str, modificatio
     return db.run(_modify, caller, reference, modification, raw, request_id)
 
 
+@announces(READS_CHANGED)  # reads reflect it once answered (13.1)
 def _push(conn, caller: Caller, reservation: dict, raw: str, request_id: str) -> dict:
     q = queries().reservations
     row, hotel = _claim(conn, caller, reservation["partner_reference"], reservation["status"],
@@ -96,6 +99,7 @@ def _push(conn, caller: Caller, reservation: dict, raw: str, request_id: str) ->
     return _answer(conn, row, delivery, [f.public() for f in findings])
 
 
+@announces(READS_CHANGED)  # reads reflect it once answered (13.1)
 def _cancel(conn, caller: Caller, reference: str, cancel: dict, raw: str,
             request_id: str, now: dt.datetime) -> dict:
     q = queries().reservations
@@ -117,6 +121,7 @@ def _cancel(conn, caller: Caller, reference: str, cancel: dict, raw: str,
     return _answer(conn, row, delivery, [f.public() for f in findings], cancel=True)
 
 
+@announces(READS_CHANGED)  # reads reflect it once answered (13.1)
 def _modify(conn, caller: Caller, reference: str, modification: dict, raw: str,
             request_id: str) -> dict:
     q = queries().reservations

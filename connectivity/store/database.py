@@ -58,12 +58,13 @@ class LazyPool:
             self._opened = False
 
 
-def announces(event: str) -> Callable[[F], F]:
+def announces(*events: str) -> Callable[[F], F]:
     """Mark a use case whose committed changes others must hear of: `Database.run` calls the
-    event's listeners after the transaction commits (so they never announce what may still roll
-    back). The key cache's invalidation is such an event (auth/keycache.py)."""
+    events' listeners after the transaction commits (so they never announce what may still roll
+    back). The key cache's invalidation is such an event (auth/keycache.py), and so is the read
+    fence's move (store/read_fence.py)."""
     def mark(use_case: F) -> F:
-        use_case.announces = event
+        use_case.announces = events
         return use_case
     return mark
 
@@ -159,6 +160,9 @@ class Database:
             "idle_in_transaction_session_timeout": _milliseconds(
                 idle_in_transaction_timeout_seconds)}
         self._listeners: dict[str, list[Callable[[], None]]] = {}
+        self._url = url
+        self._options = session_options(statement_timeout_seconds,
+                                        idle_in_transaction_timeout_seconds)
         self._pool = LazyPool(
             url,
             min_size=1,
@@ -166,8 +170,7 @@ class Database:
             max_size=max_size,
             timeout=timeout,
             kwargs={"row_factory": dict_row, "autocommit": False,
-                    "options": session_options(statement_timeout_seconds,
-                                               idle_in_transaction_timeout_seconds),
+                    "options": self._options,
                     "application_name": application_name},
             # A connection broken by a database restart is found and replaced before it is used.
             check=self._check_connection,
@@ -191,6 +194,16 @@ class Database:
             # `check` tests each idle connection with the static check, never this method.
             self.pool.check()
             raise
+
+    def standalone(self, application_name: str, **settings: str) -> psycopg.Connection:
+        """A connection of its own, outside the pool, in autocommit: for a reader that runs
+        single statements often (the search model's catch-ups), at one round trip each, with
+        no transaction to open and close and no check before each use. `settings`: more
+        server settings for its session (a transaction pooler drops them all, as it drops the
+        pool's)."""
+        options = " ".join([self._options, *(f"-c {k}={v}" for k, v in settings.items())])
+        return SessionConnection.connect(self._url, autocommit=True, row_factory=dict_row,
+                                         options=options, application_name=application_name)
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
@@ -232,8 +245,9 @@ class Database:
         PostgreSQL reports a serialization failure or a deadlock (bounded, with jitter); then
         announce it if it is marked with `announces`."""
         result = self._run(use_case, *args, **kwargs)
-        for listener in self._listeners.get(getattr(use_case, "announces", None), ()):
-            listener()
+        for event in getattr(use_case, "announces", ()):
+            for listener in self._listeners.get(event, ()):
+                listener()
         return result
 
     def _run(self, use_case: Callable[..., T], *args, **kwargs) -> T:

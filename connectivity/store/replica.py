@@ -3,6 +3,11 @@ the change feed. With DATABASE_READ_URL set they go to that streaming replica wh
 more than READ_MAX_LAG_SECONDS behind and reachable, else to the primary; they come back to the
 replica by themselves once it has caught up.
 
+A read goes to the replica only when it had, at its last check, replayed past the primary's WAL
+position that the request's read fence carries (store/read_fence.py): every write acknowledged
+before the request began is then on it (contract 13.1). While writes keep coming that is seldom
+true for long, and the reads go to the primary.
+
 Everything that decides (authentication, quotes, bookings, reservations, the ARI push and its
 reads) uses the primary's `Database` directly. A stale read therefore never oversells: a booking
 made from an offer read on a lagging replica is priced and takes its inventory on the primary.
@@ -26,6 +31,7 @@ from psycopg_pool import PoolTimeout
 
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
+from connectivity.store.read_fence import lsn_of, request_fence
 from connectivity.telemetry import REGISTRY
 
 log = structlog.get_logger(__name__)
@@ -47,6 +53,18 @@ REPLICA_FALLBACK = Gauge("pcs_read_replica_fallback",
                          "1 while reads go to the primary because the replica lags more than "
                          "READ_MAX_LAG_SECONDS or cannot be reached, else 0.",
                          registry=REGISTRY, multiprocess_mode="livemax")
+
+
+REPLICA_BEHIND_FENCE = Counter(
+    "pcs_read_replica_behind_fence", "Reads sent to the primary although the replica was "
+    "usable, because at its last check it had not replayed the latest acknowledged write "
+    "(store/read_fence.py).", registry=REGISTRY)
+
+
+def wal_number(position: str) -> int:
+    """A WAL position as PostgreSQL writes it (`16/B374D848`) as a comparable number."""
+    high, _, low = position.partition("/")
+    return (int(high, 16) << 32) | int(low, 16)
 
 
 class Reads(Protocol):
@@ -71,6 +89,12 @@ class LagMonitor:
         self._checked_at = -math.inf
         # None: unreachable (or not checked yet).
         self.lag_seconds: float | None = None
+        # The WAL position replayed at the last check (None: not a replica).
+        self.replayed: int | None = None
+
+    def has_replayed(self, position: int) -> bool:
+        """Whether the replica had replayed WAL up to `position` at the last check."""
+        return self.replayed is None or self.replayed >= position
 
     def usable(self) -> bool:
         if self._clock() - self._checked_at >= self._interval and self._lock.acquire(False):
@@ -98,7 +122,8 @@ class LagMonitor:
                     self._url, autocommit=True, prepare_threshold=None,
                     connect_timeout=LAG_CHECK_CONNECT_TIMEOUT_SECONDS,
                     application_name="pcs-lag-monitor")
-            lag = float(queries().store.replica_lag_seconds(self._conn))
+            lag, replayed = queries().store.replica_lag_seconds(self._conn)
+            lag = float(lag)
         except psycopg.Error as exc:
             self._drop_connection()
             if was is not None or self._checked_at == -math.inf:
@@ -107,6 +132,8 @@ class LagMonitor:
             self.unreachable()
         else:
             self.lag_seconds = lag
+            # None on a server not in recovery: it has every write (a promoted replica).
+            self.replayed = None if replayed is None else wal_number(replayed)
             REPLICA_LAG.set(lag)
             REPLICA_FALLBACK.set(0 if lag <= self._max_lag else 1)
             if lag > self._max_lag and (was is None or was <= self._max_lag):
@@ -142,7 +169,7 @@ class ReadTarget:
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
-        if self.replica is not None and self.monitor.usable():
+        if self.replica is not None and self.monitor.usable() and self._reflects_the_fence():
             with ExitStack() as stack:
                 try:
                     conn = stack.enter_context(self.replica.connection())
@@ -163,6 +190,20 @@ class ReadTarget:
         READS.labels("primary").inc()
         with self.primary.connection() as conn:
             yield conn
+
+    def _reflects_the_fence(self) -> bool:
+        """Whether the replica had replayed, at its last check, past the write the request's
+        read fence names (store/read_fence.py): only then can it answer what must reflect
+        every acknowledged write. A token without a position (or none) names no write the
+        replica is known to hold: the primary answers."""
+        position = lsn_of(request_fence.get())
+        if position is None:
+            REPLICA_BEHIND_FENCE.inc()
+            return False
+        if self.monitor.has_replayed(wal_number(position)):
+            return True
+        REPLICA_BEHIND_FENCE.inc()
+        return False
 
     def close(self) -> None:
         if self.replica is not None:

@@ -57,6 +57,8 @@ REFERENCE = (
     "fx_rates",
     "change_log_pruned",
     "event_log_pruned",
+    # One row, read once per process (bookings/confirmation.py).
+    "confirmation_key",
 )
 
 COORDINATOR_LOCAL = ("schema_migrations",)

@@ -57,7 +57,8 @@ integration guide does).
 
 **Envelope.** Success: `{"success": true, "data": {...}, "request_id"}`. Failure:
 `{"success": false, "error": {"code", "message", "details", "doc_url"}, "request_id"}`. Branch on
-`error.code`, never on `error.message`; `error.doc_url` links to the code's section on this
+`error.code`, never on `error.message`; `error.details` is always an object, the facts some codes
+add (`{}` for the others); `error.doc_url` is an absolute link to the code's section on this
 page (why it happens, how to fix it). Every response carries `X-Request-Id`.
 
 **Rate limits.** Per key, `rate_limit_per_minute` requests in any 60 s. Authenticated responses
@@ -70,15 +71,17 @@ could be replayed, so the service refuses rather than accept it unchecked); bear
 served, rate limits are then enforced by each server process on its own, and ARI batches are
 accepted (`202`, `queued`) and applied once the queue is back.
 
-**Freshness.** Search and rates are answered from a copy of the prices, inventory and
-restrictions that each server keeps current from the change log: a committed change (ARI
-applied, a booking, a cancellation, a pause, a catalogue load) shows in them within about a
-second (GET /availability/changes may serve a change sooner: its description says how to
-keep a cache exact). Search, rates and the mapping reads may be answered from a read replica, a
-few seconds at most behind (`READ_MAX_LAG_SECONDS`, 5 by default; past that they are answered from
-current data). Quotes and bookings always decide on current data: a booking made from an offer
-that has since sold out or changed price is refused (409 `sold_out`, `not_sellable` or
-`price_mismatch`), never overbooked.
+**Freshness.** Reads follow acknowledged writes: once the service has told any client of a
+write (a booking's 201 or its replay, a cancel's 200, a pushed reservation's answer, a batch
+reported `applied` or `partially_applied` by `GET /ari/batches/{batchId}` or an
+`ari_batch.finished` event, a change served by `GET /availability/changes`, an event served by
+`GET /events`), every request that starts afterwards reflects it, through any of the service's
+servers. Search and rates are answered from a copy of the prices, inventory and restrictions
+that catches up first whenever such a write may be missing from it; search, rates and the
+mapping reads may be answered from a read replica only once it holds every such write. Quotes
+and bookings always decide on current data: a booking made from an offer that has since sold
+out or changed price is refused (409 `sold_out`, `not_sellable` or `price_mismatch`), never
+overbooked.
 
 **Order of checks.** Routing (404, 405), body size (413), authentication (401), rate limit (429),
 scope (403 `insufficient_scope`), mapped properties (403 `no_mapped_properties`), media type

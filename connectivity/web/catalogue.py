@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from connectivity import API_PREFIX
+from connectivity.web.request_limits import HEADER_FIELD_BYTES, HEADER_FIELDS, REQUEST_LINE_BYTES
 
 # A meaning may name the body limit, the app's MAX_CONTENT_LENGTH, as this placeholder.
 MAX_BODY = "{max_body}"
@@ -40,10 +41,13 @@ CATALOGUE: tuple[ErrorCode, ...] = (
               "fix the body", framework_message="the body is not well-formed JSON",
               cause=(
                   "The body was cut short, built by string concatenation, or carries a trailing "
-                  "comma, single quotes, a comment, NaN or Infinity: none of those is JSON."),
+                  "comma, single quotes, a comment, NaN or Infinity: none of those is JSON. Also "
+                  "refused, though a parser may take them: arrays and objects nested deeper than "
+                  "64 levels, a key twice in one object, a number beyond a 64-bit float's range "
+                  "(`1e400`) or of more than 4,300 digits, and bytes that are not UTF-8."),
               fix=(
                   "Serialise the body with a JSON library and send the bytes it produced; `message`"
-                  " names where the parser stopped.")),
+                  " names where the parser stopped, or what it refused.")),
     ErrorCode(401, "missing_credentials", "no credentials were sent",
               "send the token as issued, do not retry",
               cause=(
@@ -212,9 +216,16 @@ CATALOGUE: tuple[ErrorCode, ...] = (
               fix="Quote the stay again and book with the new token."),
     ErrorCode(409, "quote_mismatch", "the quote token was issued for another stay or partner",
               "quote this stay",
+              details=(
+                  "with `details.fields`: each field of the stay that differs from the one quoted "
+                  "(`hotel_code`, `room_type_code`, `rate_plan_code`, `check_in`, `check_out`, "
+                  "`rooms`, `occupancy`), with its `quoted` and `requested` values"),
               cause=(
-                  "The booking's stay (hotel, room type, plan, dates, rooms) differs from the one "
-                  "quoted, or the token was issued to another partner."),
+                  "The booking's stay (hotel, room type, plan, dates, rooms, guests per room) "
+                  "differs from the one quoted, or the token was issued to another partner "
+                  "(then `details.fields` is empty). `occupancy` is the guests per room as priced, "
+                  "rooms in a fixed order; a `quoted` value too long to carry in the token is "
+                  "null."),
               fix="Book exactly the stay that was quoted, or quote the stay you mean to book."),
     ErrorCode(409, "penalty_exceeds_expectation",
               "the cancellation penalty is above `expected_penalty_amount`",
@@ -253,6 +264,16 @@ CATALOGUE: tuple[ErrorCode, ...] = (
               framework_message="the body is larger than the service accepts",
               cause="The body is larger than the service accepts in one request.",
               fix="Send the items in several requests, each under the limit."),
+    ErrorCode(414, "uri_too_long",
+              f"the request line (method, path and query string) is over {REQUEST_LINE_BYTES:,} "
+              "bytes", "shorten the path and query",
+              cause=(
+                  "A query string grew with a long list or a repeated parameter, or a path "
+                  "carries a value that belongs in a body. The server refuses the request before "
+                  "reading its headers, so the answer carries a new `X-Request-Id`."),
+              fix=(
+                  "Send long lists in a request body (search takes its hotel codes in one), or "
+                  "split the request.")),
     ErrorCode(415, "unsupported_media_type", "the body is not sent as `application/json`",
               "send `Content-Type: application/json`",
               framework_message="request bodies must be sent as application/json",
@@ -306,6 +327,17 @@ CATALOGUE: tuple[ErrorCode, ...] = (
               fix=(
                   "Wait `Retry-After` seconds before the next request; spread requests out, and "
                   "push ARI in batches (many items in one request).")),
+    ErrorCode(431, "headers_too_large",
+              f"a request header is over {HEADER_FIELD_BYTES:,} bytes, or the request has over "
+              f"{HEADER_FIELDS} headers", "send fewer and shorter headers",
+              cause=(
+                  "A client, proxy or SDK piled cookies or tracing headers onto the request, or "
+                  "a header carries a value that belongs in a body. The server refuses the "
+                  "request before the service reads it, so the answer carries a new "
+                  "`X-Request-Id`, not one the request sent."),
+              fix=(
+                  "Send only the headers the API uses (credentials, signing headers, "
+                  "`Content-Type`, `X-Request-Id`, `Idempotency-Key`, `X-Sandbox-Scenario`).")),
     ErrorCode(501, "not_implemented", "the operation is not implemented",
               "do not retry, report it", framework_message="not implemented yet",
               cause="The operation is described but not available in this version of the service.",
@@ -335,7 +367,7 @@ BY_CODE: dict[str, ErrorCode] = {entry.code: entry for entry in CATALOGUE}
 
 
 # The docs page (connectivity/web/docs_page) holds a section per code, which `error.doc_url`
-# links to; a path on the service itself, so that it is right behind any host name or proxy.
+# links to: this path, after the origin the partner reached (web/envelope.py public_origin).
 DOCS_PAGE_PATH = f"{API_PREFIX}/docs"
 
 
@@ -430,6 +462,8 @@ def partners_page(max_body_bytes: int) -> str:
         "Every failure is answered in one envelope:",
         "`{\"success\": false, \"error\": {\"code\", \"message\", \"details\", \"doc_url\"}, "
         "\"request_id\"}`.",
+        "`details` is always there: an object of machine-readable facts (the codes below that",
+        "have some name them), `{}` when the code has none; more facts may be added to it.",
         "Branch on `error.code`, never on `error.message`; quote `request_id` (also the",
         "`X-Request-Id` header) to support. New codes may be added; none is renamed or reused for",
         "another cause.",
@@ -437,7 +471,8 @@ def partners_page(max_body_bytes: int) -> str:
         *table(max_body_bytes),
         "",
         "Each error body's `error.doc_url` links to the code's section on the docs page",
-        f"(`{DOCS_PAGE_PATH}#error-<code>`), which says what follows here.",
+        f"(`https://<the service's host>{DOCS_PAGE_PATH}#error-<code>`, an absolute URL),",
+        "which says what follows here.",
         "",
         *_section_lines(max_body_bytes),
         "Generated from `connectivity/web/catalogue.py`: "

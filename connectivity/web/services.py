@@ -17,12 +17,14 @@ if TYPE_CHECKING:
     from connectivity.auth.credentials import SigningVault
     from connectivity.auth.guards import Guards
     from connectivity.availability.feed_cursor import CursorSigner
+    from connectivity.bookings.confirmation import ConfirmationKey
     from connectivity.bookings.listing import ListCursors
-    from connectivity.availability.search_model import SearchModel
+    from connectivity.availability.read_model import SearchModel
     from connectivity.bookings.quote_token import QuoteTokens
     from connectivity.events.cursor import EventCursors
     from connectivity.settings import Settings
     from connectivity.store.database import Database
+    from connectivity.store.read_fence import ReadFence
     from connectivity.store.replica import ReadTarget
 
 EXTENSION = "connectivity.services"
@@ -45,6 +47,10 @@ class Services:
     quote_tokens: QuoteTokens
     # Seals the webhook endpoints' secrets (webhooks/), as the keys' signing secrets are sealed.
     vault: SigningVault
+    # Moved by whoever is about to tell a client of a write that reads must then reflect.
+    read_fence: ReadFence
+    # The deployment's numbering of bookings (bookings/confirmation.py), read once.
+    confirmation_key: ConfirmationKey
     # Search's read model; None when SEARCH_READ_MODEL is off.
     search_model: SearchModel | None = None
 

@@ -4,6 +4,7 @@ body size cap, the JSON media type and well-formed JSON."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 import uuid
@@ -17,6 +18,10 @@ from connectivity.web.errors import (MalformedJson, PayloadTooLarge, Unsupported
 
 REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}\Z")
 BODY_METHODS = {"POST", "PUT", "PATCH"}
+# Contract section 1: deeper than this many arrays and objects is 400 malformed_json. No request
+# of the API nests more than 5; the bound keeps every recursive reader after the parse (the
+# unstorable-text scan, marshmallow) far from Python's recursion limit.
+MAX_NESTING = 64
 # A JSON string can carry U+0000 and lone UTF-16 surrogates, but only written as \u escapes
 # (raw, the first is not JSON and the second not UTF-8). PostgreSQL's text stores neither.
 _UNSTORABLE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
@@ -51,6 +56,62 @@ def _no_constants(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """An object whose keys all differ (I-JSON, RFC 7493 2.3): of a key sent twice, which value
+    counts depends on the parser, and a partner's own logs or proxy may have read the other."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise MalformedJson(f"the key {_shown(key)} appears twice in one object")
+            seen.add(key)
+    return obj
+
+
+def _finite_number(text: str) -> float:
+    """A JSON number with a fraction or exponent. One past a 64-bit float's range (1e400) reads
+    as infinity, which no field takes and JSON cannot write back (I-JSON 2.2)."""
+    value = float(text)
+    if value in _INFINITIES:
+        raise MalformedJson(f"the number {_shown(text)} is beyond the range of a 64-bit float")
+    return value
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # past Python's digit limit for reading an integer (4,300 by default)
+        raise MalformedJson(f"the number {_shown(text)} has too many digits "
+                            f"({len(text.lstrip('-'))})") from None
+
+
+_INFINITIES = (math.inf, -math.inf)
+
+
+def _shown(text: str) -> str:
+    """A partner's key or number as a message quotes it: as JSON, at most 40 characters."""
+    return json.dumps(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _nesting_exceeds(value, limit: int) -> bool:
+    """Whether arrays and objects nest deeper than `limit` in a parsed body; level by level,
+    with no recursion, so that no depth can exhaust the stack."""
+    level, depth = [value], 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        level = [child for container in level
+                 for child in (container.values() if type(container) is dict else container)
+                 if type(child) is dict or type(child) is list]
+    return False
+
+
+def _too_deep() -> MalformedJson:
+    return MalformedJson(f"the body nests arrays and objects deeper than {MAX_NESTING} levels")
+
+
 def parse_json_body() -> None:
     """For the API's body-carrying operations: an absent body is left to the schema (its
     required fields fail with 422), a present one must be JSON and well formed."""
@@ -66,9 +127,19 @@ def parse_json_body() -> None:
         raise UnsupportedMediaType("request bodies must be sent as Content-Type: application/json")
     try:
         # Parsed once, here, under the contract's rules; schemas read g.json_body (api.py).
-        g.json_body = json.loads(raw.decode("utf-8"), parse_constant=_no_constants)
+        body = json.loads(raw.decode("utf-8"), parse_constant=_no_constants,
+                          object_pairs_hook=_unique_keys, parse_float=_finite_number,
+                          parse_int=_integer)
+    except RecursionError:
+        # The C parser nests a call per level and stops at the interpreter's recursion limit
+        # (about 1,000 levels), long past MAX_NESTING.
+        raise _too_deep() from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise MalformedJson(f"the body is not well-formed JSON: {exc}") from None
+    # Fewer brackets than the bound cannot nest past it: most bodies skip the walk.
+    if raw.count(b"[") + raw.count(b"{") > MAX_NESTING and _nesting_exceeds(body, MAX_NESTING):
+        raise _too_deep()
+    g.json_body = body
     if _UNSTORABLE_ESCAPE.search(raw):
         unstorable = dict(_unstorable_strings(g.json_body, ""))
         if unstorable:
@@ -90,6 +161,13 @@ def _unstorable_strings(value, path: str):
     elif isinstance(value, list):
         for index, item in enumerate(value):
             yield from _unstorable_strings(item, f"{path}.{index}" if path else str(index))
+
+
+def forget_request(_exc=None) -> None:
+    """teardown_request: the request's log context ends with it, so that a later line of the
+    same thread (gunicorn refusing the next connection's request line, a pool's warning) does
+    not carry this request's id."""
+    structlog.contextvars.clear_contextvars()
 
 
 def finish_response(response: Response) -> Response:

@@ -9,8 +9,13 @@ rebinding) reaches nothing. Checked at creation and again at every delivery.
 Refused: loopback (`localhost` included), private, shared (100.64.0.0/10), link-local
 (169.254.0.0/16, where cloud metadata answers), multicast, unspecified and reserved addresses,
 and any other address that is not globally routable; an IPv6 address that embeds an IPv4 one
-is judged by it. Sandbox keys may use `http` and loopback addresses, to test on the partner's
-own machine; production keys `https` only.
+is judged by it. Loopback is the service's own machine, not the partner's: sandbox keys may use
+it only where the operator allows it (WEBHOOK_ALLOW_LOOPBACK, a local demo). Production keys
+`https` only. Ports: 80, 443 and 1024-65535, written as a plain number.
+
+A refusal of the host says one thing whatever the reason: that it is not a public address. It
+never says what a name resolved to, nor whether it resolved at all, so that a partner cannot map
+the names the service's DNS knows.
 
 `Resolver` is the seam a test replaces to make a name resolve where it wants."""
 
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -29,7 +35,10 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # The well-known NAT64 prefix (RFC 6052): the last 32 bits are the IPv4 address reached.
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
-# (host, port) -> every address the name resolves to, as text.
+# Ports below this are the machines' own services; only HTTP's two are sent to.
+FIRST_FREE_PORT = 1024
+# (host, port) -> every address the name resolves to, as text; none (or OSError) when it does
+# not resolve.
 Resolver = Callable[[str, int], list[str]]
 
 
@@ -37,12 +46,44 @@ class RefusedDestination(ValueError):
     """The URL breaks a rule; the message says which, in words a partner can act on."""
 
 
+class ResolutionTimedOut(Exception):
+    """The host did not resolve in the time left (a slow DNS server is not a refusal)."""
+
+
+def not_public(host: str) -> RefusedDestination:
+    """The one refusal of a host, whatever its addresses were or whether it had any."""
+    return RefusedDestination(f"the host {host!r} is not a public address, nor a name that "
+                              "resolves only to public addresses")
+
+
 def system_resolver(host: str, port: int) -> list[str]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise RefusedDestination(f"the host {host!r} does not resolve ({exc})") from None
+    except (OSError, UnicodeError):
+        return []
     return list(dict.fromkeys(info[4][0] for info in infos))
+
+
+def within(resolver: Resolver, seconds: float) -> Resolver:
+    """`resolver`, given at most `seconds` (the system's resolver cannot be interrupted: it goes
+    on in a thread of its own, bounded by the resolver's own timeouts, and its answer is
+    dropped)."""
+    def resolve(host: str, port: int) -> list[str]:
+        answer: list = []
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                answer.append(resolver(host, port))
+            except (OSError, UnicodeError, RefusedDestination):
+                answer.append([])
+            finally:
+                done.set()
+        threading.Thread(target=run, name="webhook-resolve", daemon=True).start()
+        if not done.wait(max(0.0, seconds)):
+            raise ResolutionTimedOut(host)
+        return answer[0] if answer else []
+    return resolve
 
 
 @dataclass(frozen=True)
@@ -75,7 +116,7 @@ def check_url_form(url: str, environment: str) -> tuple[str, str, int, str]:
         raise RefusedDestination("a URL holds no spaces or control characters")
     try:
         parts = urlsplit(url)
-        port = parts.port
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number
     except ValueError as exc:
         raise RefusedDestination(f"not a valid URL ({exc})") from None
     scheme = parts.scheme.lower()
@@ -92,24 +133,39 @@ def check_url_form(url: str, environment: str) -> tuple[str, str, int, str]:
     if parts.fragment:
         raise RefusedDestination("a URL with a fragment (#...) is not accepted")
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return scheme, host, port or DEFAULT_PORTS[scheme], target
+    return scheme, host, _port(parts.netloc, scheme), target
 
 
-def refusal_of(address: IpAddress, environment: str) -> str | None:
-    """Why a delivery may not go to this address, or None when it may."""
+def _port(netloc: str, scheme: str) -> int:
+    """The URL's port: the scheme's when none is written; else a plain number (no sign, no
+    leading zero: `:00443` is not taken for 443), 80, 443 or 1024-65535 (`:0` is no port, and
+    below 1024 listen the machines' own services: SSH, SMTP, ...)."""
+    hostport = netloc.rpartition("@")[2]
+    if hostport.startswith("["):
+        written = hostport.partition("]")[2]
+    else:
+        _, colon, after = hostport.rpartition(":")
+        written = colon + after if colon else ""
+    if not written:
+        return DEFAULT_PORTS[scheme]
+    digits = written[1:]
+    if digits.isascii() and digits.isdigit() and not digits.startswith("0"):
+        port = int(digits)
+        if port in DEFAULT_PORTS.values() or FIRST_FREE_PORT <= port <= 65535:
+            return port
+    raise RefusedDestination("the port must be 80, 443 or 1024-65535, written as a plain number "
+                             f"(not {digits!r})")
+
+
+def is_public(address: IpAddress, environment: str, allow_loopback: bool = False) -> bool:
+    """Whether a delivery may go to this address: a global one, or loopback for a sandbox key
+    where the operator allows it."""
     address = _embedded_ipv4(address) or address
     if address.is_loopback:
-        return None if environment == "sandbox" else "a loopback address"
-    for label, flag in (("an unspecified", address.is_unspecified),
-                        ("a link-local", address.is_link_local),
-                        ("a multicast", address.is_multicast),
-                        ("a private", address.is_private),
-                        ("a reserved", address.is_reserved)):
-        if flag:
-            return f"{label} address"
-    if not address.is_global:
-        return "an address that is not globally routable"
-    return None
+        return allow_loopback and environment == "sandbox"
+    return address.is_global and not (address.is_unspecified or address.is_link_local
+                                      or address.is_multicast or address.is_private
+                                      or address.is_reserved)
 
 
 def _embedded_ipv4(address: IpAddress) -> ipaddress.IPv4Address | None:
@@ -126,9 +182,10 @@ def _embedded_ipv4(address: IpAddress) -> ipaddress.IPv4Address | None:
     return None
 
 
-def resolve_destination(url: str, environment: str,
-                        resolver: Resolver = system_resolver) -> Destination:
-    """The URL's checked destination; RefusedDestination when any rule refuses it."""
+def resolve_destination(url: str, environment: str, resolver: Resolver = system_resolver, *,
+                        allow_loopback: bool = False) -> Destination:
+    """The URL's checked destination; RefusedDestination when any rule refuses it
+    (ResolutionTimedOut from a resolver bounded by `within`)."""
     scheme, host, port, target = check_url_form(url, environment)
     try:
         addresses = [ipaddress.ip_address(host)]
@@ -136,21 +193,22 @@ def resolve_destination(url: str, environment: str,
         if host.lower() == "localhost" or host.lower().endswith(".localhost"):
             addresses = [ipaddress.ip_address("127.0.0.1")]
         else:
-            addresses = []
-            for text in resolver(host, port):
-                try:
-                    addresses.append(ipaddress.ip_address(text.split("%", 1)[0]))
-                except ValueError:
-                    raise RefusedDestination(f"the host {host!r} resolves to {text!r}, "
-                                             "which is not an address") from None
-    if not addresses:
-        raise RefusedDestination(f"the host {host!r} does not resolve")
+            addresses = _addresses(resolver, host, port)
     # Every address: a name answering one public and one private address is refused whichever
     # the connection would have taken.
-    for address in addresses:
-        why = refusal_of(address, environment)
-        if why is not None:
-            raise RefusedDestination(f"the host {host!r} is or resolves to {why} ({address}), "
-                                     "where webhooks are never sent")
+    if not addresses or not all(is_public(a, environment, allow_loopback) for a in addresses):
+        raise not_public(host)
     return Destination(url=url, scheme=scheme, host=host, port=port, target=target,
                        address=str(addresses[0]))
+
+
+def _addresses(resolver: Resolver, host: str, port: int) -> list[IpAddress]:
+    """What the name resolves to; none when it does not, or to something that is no address."""
+    try:
+        answers = resolver(host, port)
+    except (OSError, UnicodeError, RefusedDestination):
+        return []
+    try:
+        return [ipaddress.ip_address(text.split("%", 1)[0]) for text in answers]
+    except ValueError:
+        return []

@@ -22,7 +22,9 @@ from connectivity.logtail.positions import positions_to_list
 from connectivity.store.database import Database
 from connectivity.store.queries import queries
 from connectivity.web.errors import Conflict, InsufficientScope, NotFound, ValidationFailed
-from connectivity.webhooks.destination import RefusedDestination, resolve_destination
+from connectivity.webhooks.destination import (RefusedDestination, ResolutionTimedOut,
+                                               resolve_destination, system_resolver, within)
+from connectivity.webhooks.sender import ATTEMPT_SECONDS
 from connectivity.webhooks.signature import new_webhook_secret
 
 log = structlog.get_logger(__name__)
@@ -53,10 +55,11 @@ def subscribed_types(caller: Caller, event_types: list[str]) -> list[str]:
     return list(event_types)
 
 
-def create_endpoint(db: Database, vault: SigningVault, caller: Caller,
-                    request: dict[str, Any]) -> dict[str, Any]:
-    """201's data: the endpoint and its secret, shown this once."""
-    _check_url(request["url"], caller.environment)
+def create_endpoint(db: Database, vault: SigningVault, caller: Caller, request: dict[str, Any],
+                    *, allow_loopback: bool = False) -> dict[str, Any]:
+    """201's data: the endpoint and its secret, shown this once. `allow_loopback`:
+    WEBHOOK_ALLOW_LOOPBACK."""
+    _check_url(request["url"], caller.environment, allow_loopback)
     types = subscribed_types(caller, request["event_types"])
     secret = new_webhook_secret()
     endpoint = db.run(_create, caller, request, types, vault.seal(secret), vault.sealed_by)
@@ -65,12 +68,17 @@ def create_endpoint(db: Database, vault: SigningVault, caller: Caller,
     return {"endpoint": endpoint, "secret": secret}
 
 
-def _check_url(url: str, environment: str) -> None:
-    """The URL rules, the host resolved now (the same rules again at every delivery)."""
+def _check_url(url: str, environment: str, allow_loopback: bool) -> None:
+    """The URL rules, the host resolved now (the same rules again at every delivery), given as
+    long as a delivery would give it."""
     try:
-        resolve_destination(url, environment)
+        resolve_destination(url, environment, within(system_resolver, ATTEMPT_SECONDS),
+                            allow_loopback=allow_loopback)
     except RefusedDestination as refused:
         raise ValidationFailed({"url": [str(refused)]}) from None
+    except ResolutionTimedOut:
+        raise ValidationFailed({"url": [f"the host did not resolve within {ATTEMPT_SECONDS:g} "
+                                        "s; try again, or check its DNS"]}) from None
 
 
 def _create(conn, caller: Caller, request: dict[str, Any], types: list[str], sealed: bytes,

@@ -42,11 +42,14 @@ def create_webhook_endpoint(request):
     `url`: absolute, at most 2,000 characters. Production keys: `https` only; the host must not
     be, nor resolve to, a loopback (`localhost` included), private, link-local (169.254.0.0/16),
     multicast, unspecified, reserved or otherwise non-global address. Sandbox keys may also use
-    `http` and loopback addresses, to test on their own machine. Otherwise 422
-    `validation_failed` naming `url`. `event_types`: 1-20 types of GET /events, or `["*"]` for
-    every type the key may see; an unknown type (`ping` included) is 422 naming `event_types`, a
-    type the key may not see 403 `insufficient_scope`. `description`: optional, at most 200
-    characters. At most 10 endpoints per partner and environment: 409 `limit_reached`.
+    `http`, and loopback addresses where the service's operator allows them (a local demo
+    does; loopback is the service's own machine). The port, when written, is 80, 443 or
+    1024-65535, as a plain number. Otherwise 422 `validation_failed` naming `url`; a refused
+    host is said to be no public address, never what it resolved to. `event_types`: 1-20 types
+    of GET /events, or `["*"]` for every type the key may see; an unknown type (`ping`
+    included) is 422 naming `event_types`, a type the key may not see 403 `insufficient_scope`.
+    `description`: optional, at most 200 characters. At most 10 endpoints per partner and
+    environment: 409 `limit_reached`.
 
     The answer holds the endpoint and its `secret` (`whsec_...`), shown only here. The endpoint
     receives the events that happen from its creation on.
@@ -61,9 +64,11 @@ def create_webhook_endpoint(request):
     30 min, 2 h, 5 h, 10 h and 10 h (each after the one before: about 27 hours; the service's
     `WEBHOOK_RETRY_SCHEDULE`), then the delivery is `failed`. An endpoint whose deliveries have all
     failed for 5 days becomes `disabled` (POST .../enable enables it). The URL rules are checked
-    again at every delivery: one they refuse then fails with `last_error` saying so. A slow or
-    failing endpoint delays no other endpoint's deliveries."""
-    return create_endpoint(services().db, services().vault, current_caller(), request)
+    again at every delivery: one they refuse then fails with `last_error` saying so. An attempt
+    has 10 s in all, from connecting to the answer's last header byte, however slowly it comes.
+    A slow or failing endpoint delays no other endpoint's deliveries, nor another partner's."""
+    return create_endpoint(services().db, services().vault, current_caller(), request,
+                           allow_loopback=services().settings.webhook_allow_loopback)
 
 
 @blp.route("/webhook-endpoints", methods=["GET"])

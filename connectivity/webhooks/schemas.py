@@ -22,9 +22,9 @@ EVENT_TYPE_TEXT = ("types of GET /events (" + ", ".join(f"`{t}`" for t in EVENT_
 class WebhookEndpointRequestSchema(Schema):
     url = Text(MAX_URL_LENGTH, required=True, metadata={
         "description": "absolute; production keys https only, sandbox keys http or https; the "
-                       "host must not be nor resolve to a loopback (sandbox keys excepted), "
-                       "private, link-local, multicast, unspecified or reserved address; "
-                       "checked again at every delivery",
+                       "host must be, or resolve only to, public addresses (loopback only for "
+                       "sandbox keys of a service whose operator allows it, such as a local "
+                       "demo); port 80, 443 or 1024-65535; checked again at every delivery",
         "example": "https://93.184.216.34/pcs-webhooks"})
     event_types = fields.List(fields.String(metadata={"enum": [*EVENT_TYPES, "*"]}),
                               required=True,

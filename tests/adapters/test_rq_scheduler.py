@@ -1,16 +1,21 @@
 """The worker's RQ scheduler process (connectivity/adapters/rq_scheduler.py), with real Redis and
 PostgreSQL: it holds none of the worker's sockets (its PostgreSQL connections and its Redis
-connection stay the worker's own), and a worker started after a scheduler was killed takes the
+connection stay the worker's own), a worker started after a scheduler was killed takes the
 lock that scheduler left at once, rather than after it expires (61 s) and the next maintenance
-pass. Also the guard of the RQ internals the adapter relies on."""
+pass, and a SIGKILL of the worker's own pid (not its group) leaves no scheduler behind. Also the
+guard of the RQ internals the adapter relies on."""
 
 from __future__ import annotations
 
 import datetime as dt
 import os
 import signal
+import socket
 import time
 from pathlib import Path
+
+import subprocess
+import sys
 
 import pytest
 import redis
@@ -20,6 +25,8 @@ from rq.utils import now, utcformat
 from connectivity.ari.queue import BatchQueue, queue_name
 from connectivity.store.database import Database
 from connectivity.worker import BatchWorker
+from tests.ari.workers import ROOT, children_of
+from tests.conftest import SECRET_KEY
 
 
 def sockets(pid: int) -> set[str]:
@@ -136,3 +143,105 @@ def test_a_lock_whose_owner_is_alive_elsewhere_is_left_to_it(make_worker, connec
         assert connection.get(lock) == b"alive"
     finally:
         connection.delete(SCHEDULER_KEY_TEMPLATE % "alive")
+
+
+# --- a SIGKILL of the worker's own pid (issue 36, item 9) ----------------------------------------
+
+def start_worker_process(services) -> subprocess.Popen:
+    """The Procfile's worker, with its scheduler (not --burst)."""
+    env = {**os.environ, "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
+           "REDIS_PREFIX": services.redis_prefix, "SECRET_KEY": SECRET_KEY}
+    return subprocess.Popen([sys.executable, "-m", "connectivity.worker"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def lock_owner(connection, services) -> dict:
+    """The hash of the scheduler holding the queue's lock ({} when none holds it)."""
+    owner = connection.get(RQScheduler.get_locking_key(queue_name(services.redis_prefix)))
+    if owner is None:
+        return {}
+    return {k.decode(): v.decode() for k, v in
+            connection.hgetall(SCHEDULER_KEY_TEMPLATE % owner.decode()).items()}
+
+
+def scheduling_for(connection, services, worker: subprocess.Popen) -> int:
+    """Once the worker's scheduler holds the lock and has registered: its pid."""
+    def holder() -> int | None:
+        pid = lock_owner(connection, services).get("pid", "0")
+        return int(pid) if int(pid) in children_of(worker.pid) else None
+    wait_for(holder, "the worker's scheduler holds the lock")
+    return holder()
+
+
+def gone(pid: int) -> bool:
+    """No such process, or one exited that nobody has reaped yet."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state == "Z"
+
+
+@pytest.fixture
+def worker_processes():
+    """Worker processes a test starts; each, with whatever it started, killed at the end."""
+    started: list[subprocess.Popen] = []
+    left: list[int] = []
+    yield started, left
+    for worker in started:
+        left.extend(children_of(worker.pid))
+        if worker.poll() is None:
+            worker.kill()
+        worker.wait(10)
+    for pid in left:
+        if not gone(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_sigkill_of_the_worker_pid_ends_its_scheduler_which_releases_the_lock(
+        services, connection, worker_processes):
+    started, left = worker_processes
+    worker = start_worker_process(services)
+    started.append(worker)
+    scheduler = scheduling_for(connection, services, worker)
+    left.append(scheduler)
+    os.kill(worker.pid, signal.SIGKILL)  # the pid alone: the scheduler is not signalled
+    worker.wait(10)
+    wait_for(lambda: gone(scheduler), "the scheduler noticed its worker died and exited", 10)
+    assert lock_owner(connection, services) == {}
+
+
+def test_the_next_worker_holds_the_lock_within_10_s_of_a_sigkill_of_the_last(
+        services, connection, worker_processes):
+    started, left = worker_processes
+    first = start_worker_process(services)
+    started.append(first)
+    left.append(scheduling_for(connection, services, first))
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait(10)
+    # Started at once, while the orphaned scheduler may still hold the lock: the lock is its.
+    killed_at = time.monotonic()
+    second = start_worker_process(services)
+    started.append(second)
+    left.append(scheduling_for(connection, services, second))
+    assert time.monotonic() - killed_at < 10
+    wait_for(lambda: all(gone(pid) for pid in left[:1]), "the orphaned scheduler exited", 10)
+
+
+def test_a_lock_whose_owner_outlived_its_worker_on_this_host_is_taken_over(make_worker,
+                                                                           connection, services):
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()  # a worker pid that no longer exists
+    lock = RQScheduler.get_locking_key(queue_name(services.redis_prefix))
+    connection.set(lock, "orphan", ex=61)
+    # The orphan itself still runs (this process's pid) and beats.
+    connection.hset(SCHEDULER_KEY_TEMPLATE % "orphan", mapping={
+        "hostname": socket.gethostname(), "pid": str(os.getpid()),
+        "worker_pid": str(ended.pid), "last_heartbeat": utcformat(now())})
+    try:
+        worker = make_worker()
+        worker._start_scheduler()
+        assert worker.scheduler.acquired_locks == {queue_name(services.redis_prefix)}
+        assert connection.get(lock) == worker.scheduler.name.encode()
+    finally:
+        connection.delete(SCHEDULER_KEY_TEMPLATE % "orphan")

@@ -14,7 +14,7 @@ from decimal import Decimal
 import psycopg
 
 from connectivity.availability import rates as rates_module
-from connectivity.availability.search_model import RATES, SearchModel
+from connectivity.availability.read_model import RATES, SearchModel
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.web.services import services_of
 

@@ -15,7 +15,7 @@ import psycopg
 
 from connectivity.auth.authenticate import Caller
 from connectivity.availability.search import search
-from connectivity.availability.search_model import HOTELS, SearchModel
+from connectivity.availability.read_model import HOTELS, SearchModel
 from connectivity.web.services import services_of
 
 from tests.support.ari_days import _ids, set_plan_days, set_room_days
@@ -57,7 +57,7 @@ def test_a_booking_like_decrement_and_a_pause_show_in_the_next_search(app, clien
     assert paused.exit_code == 0, paused.output
     response = client.post(SEARCH, json={"hotel_codes": ["ACME-LIS"], **stay()}, headers=pull)
     assert response.json["data"]["hotels"] == []
-    assert response.json["data"]["unknown_hotel_codes"] == []
+    assert response.json["data"]["unknown_hotel_codes"] == ["ACME-LIS"]
     assert response.json["data"]["paused_hotel_codes"] == ["ACME-LIS"]
 
 

@@ -1,35 +1,178 @@
-"""Confirmation numbers are a permutation of booking ids (issue 17): unique without a unique key
-across shards, in the contract's format, and not consecutive for consecutive bookings."""
+"""Confirmation numbers (connectivity/bookings/confirmation.py; issues 17 and 36): a permutation of
+booking ids under the deployment's own key, so unique without a unique key across shards, in the
+contract's format, with nothing of the order or count of bookings to read from them; never
+equal to a number issued before the key; the key made once, sealed, and the same after a
+SECRET_KEY rotation."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
 
+import psycopg
 import pytest
 
-from connectivity.bookings.confirmation import confirmation_number, permute
+from connectivity.auth.credentials import SigningVault, key_fingerprint
+from connectivity.bookings.confirmation import (BITS, HALF_BITS, HALF_MASK, PUBLIC_KEY,
+                                                PUBLIC_ROUNDS, WINDOW, ConfirmationKey,
+                                                Numbering, UnopenableKey, number_text, permute)
+from connectivity.operator.key_rotation import reencrypt_signing_secrets
+from connectivity.web.services import services_of
+from tests.bookings.conftest import booking_body
+from tests.support.envelope import API, assert_envelope_success
 
 FORMAT = re.compile(r"^PCS-[A-Z0-9]{12}$")
+KEY = bytes(range(32))
+KEY_A = "confirmation-key-A-" + "a" * 32
+KEY_B = "confirmation-key-B-" + "b" * 32
 
 
-def test_consecutive_ids_give_distinct_numbers_in_the_format():
-    numbers = [confirmation_number(i) for i in range(1, 200_001)]
+def public_inverse(number: str) -> int:
+    """The id (or keyed value) PUBLIC turned into `number`: written here from the published
+    network, apart from the module, to check what a number stands for."""
+    value = 0
+    for character in number.removeprefix("PCS-"):
+        value = value * 36 + int(character, 36)
+    left, right = value >> HALF_BITS, value & HALF_MASK
+    for round_number in reversed(range(PUBLIC_ROUNDS)):
+        digest = hashlib.blake2b(left.to_bytes(4, "big"), digest_size=4, key=PUBLIC_KEY,
+                                 person=round_number.to_bytes(16, "big")).digest()
+        left, right = right ^ (int.from_bytes(digest, "big") & HALF_MASK), left
+    return (left << HALF_BITS) | right
+
+
+# --- the numbering, pure ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("booking_id, issued", [
+    (1, "PCS-809NAO56EBQI"), (2, "PCS-UJSWD5FWOORO"), (1000, "PCS-GEEC7Q8EHFZI"),
+    (2 ** 40, "PCS-A7DEUZA741J3")])
+def test_numbers_issued_before_the_key_are_made_as_they_were(booking_id, issued):
+    # Pinned from the code before the key: ids up to keyed_above keep these numbers.
+    assert number_text(permute(booking_id)) == issued
+    assert Numbering(KEY, keyed_above=2 ** 40).confirmation_number(booking_id) == issued
+    assert public_inverse(issued) == booking_id
+
+
+def test_keyed_numbers_are_unique_and_in_the_format():
+    numbering = Numbering(KEY, keyed_above=0)
+    numbers = [numbering.confirmation_number(i) for i in range(1, 100_001)]
     assert len(set(numbers)) == len(numbers)
-    assert all(FORMAT.match(n) for n in numbers[:1000])
+    assert all(FORMAT.match(n) for n in numbers)
 
 
-@pytest.mark.parametrize("start", [0, 2**31 - 5, 2**40, 2**62 - 1000])
-def test_the_permutation_is_one_to_one_anywhere_in_its_range(start):
-    values = [permute(i) for i in range(start, start + 1000)]
-    assert len(set(values)) == 1000 and all(0 <= v < 2**62 for v in values)
+def test_keyed_numbers_never_equal_one_issued_before_the_key_or_during_its_deploy():
+    keyed_above = 12_345
+    numbering = Numbering(KEY, keyed_above)
+    for booking_id in range(keyed_above + 1, keyed_above + 20_001):
+        # Issued before (ids up to keyed_above) or by code still running the public numbering
+        # during the deploy (ids below keyed_above + WINDOW): PUBLIC of an id below the floor.
+        assert public_inverse(numbering.confirmation_number(booking_id)) >= keyed_above + WINDOW
 
 
-def test_neighbours_do_not_look_alike():
-    a, b = confirmation_number(41), confirmation_number(42)
-    assert sum(x == y for x, y in zip(a[4:], b[4:])) < 6
+def test_the_walk_keeps_numbers_unique_when_it_has_to_step_again():
+    # With the floor at half the values, half the walks take more than one step.
+    keyed_above = (1 << (BITS - 1)) - WINDOW
+    numbering = Numbering(KEY, keyed_above)
+    values = [numbering.permuted(i) for i in range(keyed_above + 1, keyed_above + 20_001)]
+    assert len(set(values)) == len(values)
+    assert min(values) >= keyed_above + WINDOW
 
 
-@pytest.mark.parametrize("booking_id", [-1, 2**62])
+def test_another_key_gives_another_sequence():
+    ids = range(1, 2_001)
+    one = [Numbering(KEY, 0).confirmation_number(i) for i in ids]
+    other = [Numbering(bytes(reversed(KEY)), 0).confirmation_number(i) for i in ids]
+    assert sum(a == b for a, b in zip(one, other)) == 0
+
+
+def _ranks(values: list) -> list[int]:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0] * len(values)
+    for rank, index in enumerate(order):
+        ranks[index] = rank
+    return ranks
+
+
+def test_numbers_show_no_order_of_the_bookings():
+    numbering = Numbering(KEY, 0)
+    ids = list(range(1, 20_001))
+    numbers = [numbering.confirmation_number(i) for i in ids]
+    # Spearman's rank correlation of id and number: 0 for no order (random: |rho| ~ 0.007).
+    n, ranks = len(ids), _ranks(numbers)
+    rho = 1 - 6 * sum((r - i) ** 2 for i, r in enumerate(ranks)) / (n * (n * n - 1))
+    assert abs(rho) < 0.03, rho
+    # A later booking's number is as often below the one before as above it.
+    rising = sum(b > a for a, b in zip(numbers, numbers[1:])) / (n - 1)
+    assert 0.48 < rising < 0.52, rising
+    # Neighbours share no more characters than strangers (1 in 36 by chance, of 12).
+    same = sum(x == y for a, b in zip(numbers, numbers[1:]) for x, y in zip(a[4:], b[4:]))
+    assert same / (n - 1) < 1.0
+
+
+@pytest.mark.parametrize("booking_id", [-1, 2 ** BITS, 2 ** BITS - WINDOW])
 def test_an_id_outside_the_range_is_refused(booking_id):
     with pytest.raises(ValueError):
-        confirmation_number(booking_id)
+        Numbering(KEY, 0).confirmation_number(booking_id)
+
+
+# --- the key, in PostgreSQL ---------------------------------------------------------------------
+
+def _row(services) -> dict:
+    with psycopg.connect(services.database_url, row_factory=psycopg.rows.dict_row) as conn:
+        return conn.execute("SELECT * FROM confirmation_key").fetchone()
+
+
+def _sample(numbering: Numbering) -> list[str]:
+    return [numbering.confirmation_number(i) for i in range(1, 50)]
+
+
+def test_the_key_is_made_once_sealed_and_shared(db, services):
+    made = []
+
+    def make():
+        made.append(ConfirmationKey(db, SigningVault(KEY_A)).numbering())
+    racers = [threading.Thread(target=make) for _ in range(4)]
+    for racer in racers:
+        racer.start()
+    for racer in racers:
+        racer.join(30)
+    assert len({tuple(_sample(numbering)) for numbering in made}) == 1
+    row = _row(services)
+    assert row["sealed_by"] == key_fingerprint(KEY_A)
+    opened = SigningVault(KEY_A).open(row["sealed"])
+    assert len(bytes.fromhex(opened)) == 32
+    assert opened.encode() not in bytes(row["sealed"])  # sealed, not stored in the clear
+    assert row["keyed_above"] == 0  # no booking id drawn yet
+
+
+def test_the_key_is_the_same_after_a_secret_key_rotation(db, services):
+    before = _sample(ConfirmationKey(db, SigningVault(KEY_A)).numbering())
+    rotating = SigningVault(KEY_B, previous=[KEY_A])
+    assert _sample(ConfirmationKey(db, rotating).numbering()) == before
+    report = reencrypt_signing_secrets(db, rotating)
+    assert (report.remaining, report.unopened) == (0, [])
+    assert _row(services)["sealed_by"] == key_fingerprint(KEY_B)
+    # The old SECRET_KEY dropped: the same key, so the same numbers.
+    assert _sample(ConfirmationKey(db, SigningVault(KEY_B)).numbering()) == before
+
+
+def test_a_key_sealed_under_a_dropped_secret_key_is_refused_by_name(db):
+    ConfirmationKey(db, SigningVault(KEY_A)).numbering()
+    with pytest.raises(UnopenableKey, match="SECRET_KEY_PREVIOUS"):
+        ConfirmationKey(db, SigningVault(KEY_B)).numbering()
+
+
+def test_a_booking_is_numbered_with_the_deployment_key(make_app, pull, lisbon, db):
+    # An app of its own: the session's app keeps the key it read before the tables were emptied.
+    app = make_app()
+    created = assert_envelope_success(app.test_client().post(
+        f"{API}/bookings", json=booking_body(), headers=pull), 201)
+    number = created["booking"]["confirmation_number"]
+    with db.connection() as conn:
+        booking_id = conn.execute("SELECT id FROM bookings WHERE confirmation_number = %s",
+                                  (number,)).fetchone()["id"]
+    numbering = services_of(app).confirmation_key.numbering()
+    assert numbering.keyed_above == 0  # made by this booking, the first one
+    assert number == numbering.confirmation_number(booking_id)
+    assert number != number_text(permute(booking_id))

@@ -142,15 +142,32 @@ def test_expired_token(client, pull, lisbon, db):
                                         headers=pull), 201)
 
 
-@pytest.mark.parametrize("change", [
-    {"check_out": (START + dt.timedelta(days=3)).isoformat(), "total_amount": 300},
-    {"rate_plan_code": "ACME-NRF", "total_amount": 180},
-    {"guests": room_guests(adults=1), "total_amount": 160},
-    {"rooms": 2, "guests": room_guests(rooms=2), "total_amount": 400},
+TWO_ADULTS = {"adults": 2, "child_ages": []}
+
+
+@pytest.mark.parametrize("change, differences", [
+    ({"check_out": (START + dt.timedelta(days=3)).isoformat(), "total_amount": 300},
+     {"check_out": {"quoted": (START + dt.timedelta(days=2)).isoformat(),
+                    "requested": (START + dt.timedelta(days=3)).isoformat()}}),
+    ({"rate_plan_code": "ACME-NRF", "total_amount": 180},
+     {"rate_plan_code": {"quoted": "ACME-BAR", "requested": "ACME-NRF"}}),
+    # The case: quoted for 2 adults, booked with 1.
+    ({"guests": room_guests(adults=1), "total_amount": 160},
+     {"occupancy": {"quoted": [TWO_ADULTS], "requested": [{"adults": 1, "child_ages": []}]}}),
+    ({"guests": [*room_guests(), {"room_number": 1, "first_name": "Rita", "last_name": "Silva",
+                                  "is_adult": False}], "total_amount": 230},
+     {"occupancy": {"quoted": [TWO_ADULTS], "requested": [{"adults": 2, "child_ages": [None]}]}}),
+    ({"rooms": 2, "guests": room_guests(rooms=2), "total_amount": 400},
+     {"rooms": {"quoted": 1, "requested": 2},
+      "occupancy": {"quoted": [TWO_ADULTS], "requested": [TWO_ADULTS, TWO_ADULTS]}}),
 ])
-def test_token_for_another_stay_is_a_mismatch(client, pull, lisbon, db, change):
+def test_token_for_another_stay_is_a_mismatch_naming_each_difference(client, pull, lisbon, db,
+                                                                     change, differences):
     token = quote_token(client, pull)
-    refused(client, pull, {**booking_body(quote_token=token), **change}, 409, "quote_mismatch")
+    error = refused(client, pull, {**booking_body(quote_token=token), **change}, 409,
+                    "quote_mismatch")
+    assert error["details"] == {"fields": differences}
+    assert all(name in error["message"] for name in differences), error["message"]
     untouched(db)
 
 
@@ -158,7 +175,12 @@ def test_token_of_another_partner_is_a_mismatch(client, pull, globex, lisbon, db
     theirs = assert_envelope_success(client.post(QUOTE, json={
         **quote_body(), "hotel_code": "GLX-LIS", "room_type_code": "GLX-DBL",
         "rate_plan_code": "GLX-BAR"}, headers=globex))["quote_token"]
-    refused(client, pull, booking_body(quote_token=theirs), 409, "quote_mismatch")
+    error = refused(client, pull, booking_body(quote_token=theirs), 409, "quote_mismatch")
+    # Its codes are globex's own (what the token carries), not the stay acme asks for.
+    assert error["details"] == {"fields": {
+        "hotel_code": {"quoted": "GLX-LIS", "requested": "ACME-LIS"},
+        "room_type_code": {"quoted": "GLX-DBL", "requested": "ACME-DBL"},
+        "rate_plan_code": {"quoted": "GLX-BAR", "requested": "ACME-BAR"}}}
     untouched(db)
 
 

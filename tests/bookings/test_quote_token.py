@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import random
 from decimal import Decimal
 
 import pytest
@@ -61,6 +62,54 @@ def test_bound_to_every_part_of_the_stay(changes):
     assert exc.value.code == "quote_mismatch"
 
 
+@pytest.mark.parametrize("changes, fields", [
+    ({"partner_id": 8}, {}), ({"environment": "production"}, {}),   # the stay is the same
+    ({"hotel_code": "H2", "check_in": dt.date(2026, 11, 30)},
+     {"hotel_code": {"quoted": "H", "requested": "H2"},
+      "check_in": {"quoted": "2026-12-01", "requested": "2026-11-30"}}),
+    ({"occupancy": (RoomOccupancy(1, (None, 5)), RoomOccupancy(3))},
+     {"occupancy": {"quoted": [{"adults": 1, "child_ages": [None, 5]},
+                               {"adults": 2, "child_ages": []}],
+                    "requested": [{"adults": 1, "child_ages": [None, 5]},
+                                  {"adults": 3, "child_ages": []}]}}),
+])
+def test_a_mismatch_names_each_field_with_its_quoted_and_requested_values(changes, fields):
+    quoted = TOKENS.open(TOKENS.issue(binding(), Decimal(1), "EUR", None, NOW)[0], NOW)
+    with pytest.raises(Conflict) as exc:
+        TOKENS.ensure_for(quoted, binding(**changes))
+    assert exc.value.details == {"fields": fields}
+    assert ("another partner or environment" in exc.value.message) is (not fields)
+
+
+def test_a_value_too_long_to_carry_is_named_without_its_quoted_value():
+    long_code = "R" * 40   # over CARRIED_BYTES: carried as a digest
+    many_rooms = tuple(RoomOccupancy(a, (c,)) for a in range(1, 6) for c in range(6))
+    quoted = TOKENS.open(TOKENS.issue(binding(room_type_code=long_code, rooms=30,
+                                              occupancy=many_rooms),
+                                      Decimal(1), "EUR", None, NOW)[0], NOW)
+    TOKENS.ensure_for(quoted, binding(room_type_code=long_code, rooms=30, occupancy=many_rooms))
+    with pytest.raises(Conflict) as exc:
+        TOKENS.ensure_for(quoted, binding(room_type_code=long_code + "X", rooms=30,
+                                          occupancy=many_rooms[:-1] + (RoomOccupancy(9),)))
+    fields = exc.value.details["fields"]
+    assert list(fields) == ["room_type_code", "occupancy"]
+    assert fields["room_type_code"] == {"quoted": None, "requested": long_code + "X"}
+    assert fields["occupancy"]["quoted"] is None
+    assert len(fields["occupancy"]["requested"]) == 30
+
+
+def test_a_token_from_before_it_carried_the_stay_still_books_and_mismatches_plainly():
+    # Issued just before the upgrade (its payload has no "s"): read as then, for its 15 minutes.
+    serializer = TOKENS._serializer
+    older = serializer.dumps({"b": binding().digest(), "t": "1", "c": "EUR", "n": None,
+                              "x": int(NOW.timestamp()) + 900})
+    quoted = TOKENS.open(older, NOW)
+    TOKENS.ensure_for(quoted, binding())
+    with pytest.raises(Conflict) as exc:
+        TOKENS.ensure_for(quoted, binding(rooms=3))
+    assert exc.value.code == "quote_mismatch" and not exc.value.details
+
+
 def test_room_order_does_not_matter():
     quoted = TOKENS.open(TOKENS.issue(binding(), Decimal(1), "EUR", None, NOW)[0], NOW)
     TOKENS.ensure_for(quoted, binding(occupancy=(RoomOccupancy(1, (None, 5)), RoomOccupancy(2))))
@@ -94,6 +143,30 @@ def test_longest_stay_fits_in_512_characters():
                       rooms=30, occupancy=(RoomOccupancy(20, (17,) * 10),) * 30)
     token, _ = TOKENS.issue(longest, Decimal("999999999999.999"), "KWD", "PT", NOW)
     assert len(token) <= MAX_TOKEN_LENGTH
+
+
+def test_the_longest_stay_carried_in_plain_fits_in_512_characters():
+    # Codes of random two-byte characters just within CARRIED_BYTES and distinct rooms just
+    # within CARRIED_OCCUPANCY_BYTES: the least compressible payload that carries every value.
+    rnd = random.Random(7)
+    longest = 0
+    for _ in range(50):
+        codes = ["".join(chr(rnd.randrange(0xA0, 0x7FF)) for _ in range(16)) for _ in range(3)]
+        rooms: list[RoomOccupancy] = []
+        while True:
+            more = [*rooms, RoomOccupancy(rnd.randint(1, 20), tuple(
+                rnd.randint(0, 17) for _ in range(rnd.randint(0, 3))))]
+            stay = binding(hotel_code=codes[0], room_type_code=codes[1], rate_plan_code=codes[2],
+                           check_out=dt.date(2027, 11, 30), rooms=len(more), occupancy=tuple(more))
+            if isinstance(stay.carried()[-1], dict):
+                break
+            rooms = more
+        stay = binding(hotel_code=codes[0], room_type_code=codes[1], rate_plan_code=codes[2],
+                       check_out=dt.date(2027, 11, 30), rooms=len(rooms), occupancy=tuple(rooms))
+        assert not any(isinstance(value, dict) for value in stay.carried())
+        token, _ = TOKENS.issue(stay, Decimal("999999999999.999"), "KWD", "PT", NOW)
+        longest = max(longest, len(token))
+    assert longest <= MAX_TOKEN_LENGTH
 
 
 def test_fingerprint_ignores_spelling_not_content():

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 
 from connectivity.auth.credentials import SigningVault
+from connectivity.operator.keys import issue_key
 from devtools.demo_keys import demo_keys
+from tests.support.signing import bearer
 
 NAMES = ["demo-pull", "demo-push", "demo-channel"]
 
@@ -59,3 +61,29 @@ def test_an_unreadable_file_gives_new_keys(db, catalog, settings, tmp_path):
     assert list(keys) == NAMES
     assert [k["kept"] for k in keys.values()] == [False, False, False]
     assert set(json.loads(path.read_text())) == set(NAMES)
+
+
+def test_the_channel_key_reads_its_mapping_and_sees_it_receives_bookings(db, catalog, settings,
+                                                                         client, tmp_path):
+    # The guide tells a channel manager to check `receives_bookings` on its mapping: the demo
+    # channel manager's key can (content.read), beside its push scopes and hotel_booking.*.
+    channel = demo_keys(db, SigningVault(settings.secret_key), tmp_path / "k.json")["demo-channel"]
+    assert "content.read" in channel["scopes"] and "reservation.write" in channel["scopes"]
+    answer = client.get("/api/connectivity/v1/mapping/hotels/CM-LIS",
+                        headers=bearer(channel["token"]))
+    assert answer.status_code == 200, answer.get_json()
+    assert answer.get_json()["data"]["hotel"]["receives_bookings"] is True
+
+
+def test_a_kept_key_with_fewer_scopes_than_asked_is_replaced(db, catalog, settings, tmp_path):
+    # A demo-channel key kept from a start before it asked for content.read.
+    vault, path = SigningVault(settings.secret_key), tmp_path / "demo-keys.json"
+    first = demo_keys(db, vault, path)
+    older = db.run(issue_key, vault, partner_code="lisboa-cm", name="demo-channel",
+                   environment="sandbox", preset="push", signed=False).public()
+    path.write_text(json.dumps({**json.loads(path.read_text()), "demo-channel": older}))
+    again = demo_keys(db, vault, path)
+    assert [again[n]["kept"] for n in NAMES] == [True, True, False]
+    assert again["demo-pull"]["token"] == first["demo-pull"]["token"]
+    assert "content.read" in again["demo-channel"]["scopes"]
+    assert active(db, "demo-channel") == [(again["demo-channel"]["key_id"], "lisboa-cm")]

@@ -5,6 +5,8 @@ for the receiver's own bookings."""
 
 from __future__ import annotations
 
+import json
+
 from tests.bookings.conftest import booking_body, lisbon, pull  # noqa: F401 - fixtures
 from tests.events.conftest import API, read_events, receiver  # noqa: F401 - fixture
 from tests.support.envelope import assert_envelope_success
@@ -81,3 +83,22 @@ def test_never_for_the_receivers_own_bookings(client, db, lisbon, receiver, issu
     assert client.post(f"{API}/bookings", json=own, headers=globex_pull).status_code == 201
     assert read_events(client, db, receiver) == []
     assert [e["type"] for e in read_events(client, db, globex_pull)] == ["booking.confirmed"]
+
+
+def compact(answer) -> bytes:
+    """The answer's JSON as every answer of the service writes it: no space between tokens."""
+    return json.dumps(answer.get_json(), separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def test_events_are_written_as_compactly_as_any_other_answer(client, db, pull, lisbon):
+    guests = [{"room_number": 1, "first_name": name, "last_name": "Ça Va", "is_adult": True}
+              for name in ("Zoë", "Ana")]
+    made = client.post(f"{API}/bookings", json=booking_body("EV-JSON", guests=guests),
+                       headers=pull)
+    assert made.status_code == 201
+    read_events(client, db, pull)   # settled: the event is served
+    events = client.get(f"{API}/events", headers=pull)
+    assert events.get_json()["data"]["events"][0]["data"] == {
+        "booking": made.get_json()["data"]["booking"]}
+    for answer in (events, client.get(f"{API}/ping", headers=pull)):
+        assert answer.get_data().rstrip(b"\n") == compact(answer), answer.get_data()[:300]

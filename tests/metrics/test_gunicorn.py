@@ -6,20 +6,17 @@ after a worker is killed and replaced."""
 from __future__ import annotations
 
 import http.client
+import json
 import os
-import re
 import signal
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from bench.server import ROOT, free_port, procfile_web_command
-from tests.conftest import SECRET_KEY
 from tests.metrics.scrape import samples, value
+from tests.support.web_process import web_process
 
 WORKERS = 3
 READY = ("pcs_http_requests_total", {"endpoint": "/readyz", "method": "GET", "status": "200"})
@@ -45,37 +42,9 @@ def workers_of(master: int) -> set[int]:
 
 @pytest.fixture
 def server(services, tmp_path):
-    port = free_port()
-    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           **{k: os.environ[k] for k in ("HOME", "LANG") if k in os.environ},
-           "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
-           "SECRET_KEY": SECRET_KEY, "PORT": str(port), "WEB_CONCURRENCY": str(WORKERS),
-           "WEB_THREADS": "2"}
-    log_path = tmp_path / "gunicorn.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(procfile_web_command(), cwd=ROOT, env=env, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while len(workers_of(process.pid)) < WORKERS or not _answers(port):
-            assert process.poll() is None, log_path.read_text()
-            assert time.monotonic() < deadline, log_path.read_text()
-            time.sleep(0.2)
-        yield process, port, log_path
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-def _answers(port: int) -> bool:
-    try:
-        return get(port, "/healthz")[0] == 200
-    except OSError:
-        return False
+    with web_process(services, tmp_path, workers=WORKERS,
+                     ready=lambda web: len(workers_of(web.process.pid)) >= WORKERS) as web:
+        yield web.process, web.port, web.stdout
 
 
 def scrapes(port: int, count: int) -> list[dict]:
@@ -90,7 +59,11 @@ def scrapes(port: int, count: int) -> list[dict]:
 def test_every_scrape_reports_the_whole_server_also_after_a_worker_dies(server):
     process, port, log_path = server
     started = time.monotonic()
-    directory = Path(re.search(r"metrics directory: (\S+)", log_path.read_text()).group(1))
+    # gunicorn's own line, as JSON like every other (connectivity/logs.py).
+    directory = Path(next(
+        record["event"].removeprefix("metrics directory: ")
+        for record in map(json.loads, log_path.read_text().splitlines())
+        if record["event"].startswith("metrics directory: ")))
 
     # Gunicorn hands each connection to whichever worker accepts first; on a loaded machine one
     # worker may take a whole round. Rounds go on until more than one worker has answered (each

@@ -45,5 +45,21 @@ def test_shows_a_pause_and_the_active_keys(cli, catalog, issue):
     assert kept.token.partition(".")[2] not in text
 
 
+def test_shows_which_mappings_receive_their_hotels_bookings(cli, catalog):
+    data = demo_data()
+    shown = listed(cli)
+    assert {(m["partner_code"], m["property_code"]): m["receives_bookings"]
+            for m in shown["mappings"]} == {
+        (p["code"], m["property"]): m.get("receives_bookings", False)
+        for p in data["partners"] for m in p.get("mappings", [])}
+    assert any(m["receives_bookings"] for m in shown["mappings"])   # lisboa-cm's of LIS1
+    result = cli("catalog", "list")
+    assert result.exit_code == 0, output_of(result)
+    lines = [line for line in result.output.splitlines() if "receives bookings" in line]
+    assert [line.split()[:2] for line in lines] == [
+        [m["partner_code"], m["property_code"]] for m in shown["mappings"]
+        if m["receives_bookings"]]
+
+
 def test_an_empty_catalogue_lists_nothing(cli):
     assert listed(cli) == {"partners": [], "properties": [], "mappings": []}

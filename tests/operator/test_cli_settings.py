@@ -1,9 +1,11 @@
 """The operator CLI without its settings: one line saying what is missing and how to set it,
-exit status 1, no traceback (flask --app app, as an operator runs it)."""
+exit status 1, no traceback (flask --app app, as an operator runs it); `--help` lists the
+commands all the same and exits 0."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,35 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def flask(*args: str, unset=("DATABASE_URL", "REDIS_URL", "SECRET_KEY")):
+    env = {name: value for name, value in os.environ.items() if name not in unset}
+    return subprocess.run([sys.executable, "-m", "flask", "--app", "app", *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_help_without_settings_lists_the_commands_and_exits_0():
+    done = flask("--help")
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr + done.stdout
+    listed = re.findall(r"(?m)^  ([a-z-]+) ", done.stdout.partition("Commands:")[2])
+    assert {"catalog", "keys", "db", "distribution", "events", "webhooks", "privacy",
+            "reconciliation"} <= set(listed), done.stdout
+    lines = done.stderr.strip().splitlines()   # one note: what to set before running them
+    assert len(lines) == 1 and "missing required setting(s)" in lines[0], done.stderr
+    group = flask("catalog", "--help")
+    assert group.returncode == 0 and "list" in group.stdout and "Traceback" not in group.stderr
+
+
+@pytest.mark.parametrize("args", [("catalog", "list"), ("openapi", "print"), ("run",),
+                                  ("routes",)])
+def test_a_command_without_settings_says_what_to_set(args):
+    # openapi (the description needs the app whole), run and routes included.
+    done = flask(*args)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "missing required setting(s)" in lines[0], done.stderr
 
 
 @pytest.mark.parametrize("unset, missing", [

@@ -358,7 +358,8 @@ def test_a_bookings_events_are_purged_with_it_and_read_as_the_booking(
 
 @pytest.fixture
 def senders(db, settings):
-    made = Senders(db, SigningVault(settings.secret_key), (1, 1), concurrency=4, per_endpoint=2)
+    made = Senders(db, SigningVault(settings.secret_key), (1, 1), concurrency=4, per_endpoint=2,
+                   allow_loopback=True)
     yield made
     made.close()
 

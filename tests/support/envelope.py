@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 API = "/api/connectivity/v1"
 REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -18,10 +19,12 @@ def assert_envelope_failure(response, status: int, code: str) -> dict:
     error = body["error"]
     assert error["code"] == code, body
     assert isinstance(error["message"], str) and error["message"], body
-    assert set(error) <= {"code", "message", "details", "doc_url"}, body
-    assert error["doc_url"] == f"{API}/docs#error-{code}", body
-    if "details" in error:
-        assert isinstance(error["details"], dict), body
+    assert set(error) == {"code", "message", "details", "doc_url"}, body
+    # Absolute: the request's origin (the test client's is http://localhost) or PUBLIC_BASE_URL.
+    link = urlsplit(error["doc_url"])
+    assert link.scheme in ("http", "https") and link.netloc, body
+    assert (link.path.endswith(f"{API}/docs"), link.fragment) == (True, f"error-{code}"), body
+    assert isinstance(error["details"], dict), body
     request_id = response.headers.get("X-Request-Id")
     assert request_id and REQUEST_ID_RE.match(request_id), response.headers
     assert body["request_id"] == request_id

@@ -5,20 +5,15 @@ the server has just closed (contract: a 429 or 503 tells the client when to come
 from __future__ import annotations
 
 import http.client
-import os
 import re
 import runpy
-import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from bench.server import ROOT, free_port, procfile_web_command
+from bench.server import ROOT
 from connectivity.auth.ratelimit import WINDOW_SECONDS
-from tests.conftest import SECRET_KEY
+from tests.support.web_process import web_process
 
 # A literal Retry-After in the service: a header value or a ServiceUnavailable's retry_after.
 _LITERAL = re.compile(r'"Retry-After":\s*"(\d+)"|retry_after\s*[:=]\s*(?:int\s*=\s*)?(\d+)')
@@ -57,41 +52,8 @@ def test_keepalive_outlasts_every_retry_after():
 
 @pytest.fixture
 def server(services, tmp_path):
-    port = free_port()
-    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           **{k: os.environ[k] for k in ("HOME", "LANG") if k in os.environ},
-           "DATABASE_URL": services.database_url, "REDIS_URL": services.redis_url,
-           "SECRET_KEY": SECRET_KEY, "PORT": str(port), "WEB_CONCURRENCY": "1",
-           "WEB_THREADS": "2"}
-    log_path = tmp_path / "gunicorn.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(procfile_web_command(), cwd=ROOT, env=env, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 60
-        while not _answers(port):
-            assert process.poll() is None, log_path.read_text()
-            assert time.monotonic() < deadline, log_path.read_text()
-            time.sleep(0.2)
-        yield port
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-def _answers(port: int) -> bool:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-    try:
-        conn.request("GET", "/healthz", headers={"Connection": "close"})
-        return conn.getresponse().status == 200
-    except OSError:
-        return False
-    finally:
-        conn.close()
+    with web_process(services, tmp_path) as web:
+        yield web.port
 
 
 def test_a_connection_reused_after_a_503s_retry_after_is_still_open(server):

@@ -3,6 +3,7 @@ webhook worker's rounds run in the test's process until a condition holds."""
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Callable
 
@@ -41,3 +42,10 @@ def delivery_rows(db, endpoint_id: str | None = None) -> list[dict]:
         "next_attempt_at, first_attempt_at FROM webhook_deliveries "
         "WHERE %(e)s::text IS NULL OR endpoint_id = %(e)s ORDER BY seq",
         {"e": endpoint_id}).fetchall())
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (one the system just handed out and took back)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

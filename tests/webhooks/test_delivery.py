@@ -8,20 +8,23 @@ from __future__ import annotations
 import json
 
 import pytest
+import redis
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
 from connectivity.auth.credentials import SigningVault
+from connectivity.store.read_fence import ReadFence
 from connectivity.webhooks.delivering import Senders
 from devtools.webhook_receiver import receiver
 from tests.support.envelope import assert_envelope_failure, assert_envelope_success
 from tests.webhooks.conftest import ENDPOINTS, created
-from tests.webhooks.delivery import delivery_rows, record_event, run_rounds
+from tests.webhooks.delivery import closed_port, delivery_rows, record_event, run_rounds
 
 
 @pytest.fixture
 def senders(db, settings):
-    made = Senders(db, SigningVault(settings.secret_key), (1, 1), concurrency=4, per_endpoint=2)
+    made = Senders(db, SigningVault(settings.secret_key), (1, 1), concurrency=4, per_endpoint=2,
+                   allow_loopback=True)
     yield made
     made.close()
 
@@ -115,7 +118,8 @@ def test_after_the_last_retry_the_delivery_is_failed(client, pull, db, senders):
 def test_a_refused_connection_and_a_redirect_are_failed_attempts(client, pull, db, senders):
     with receiver(answer=lambda n: 302) as hook:
         redirecting = created(client, pull, hook.url)["endpoint"]["endpoint_id"]
-        closed = created(client, pull, "http://127.0.0.1:9/closed")["endpoint"]["endpoint_id"]
+        closed = created(client, pull, f"http://127.0.0.1:{closed_port()}/closed")[
+            "endpoint"]["endpoint_id"]
         record_event(db)
         run_rounds(db, senders, lambda: len(delivery_rows(db)) == 2 and all(
             d["attempts"] >= 1 and d["next_attempt_at"] is not None
@@ -160,7 +164,7 @@ def test_replay_of_a_failed_delivery_delivers_it(client, pull, db, senders):
 
 
 def test_replay_refusals(client, pull, db):
-    endpoint_id = created(client, pull, "http://127.0.0.1:9/hook")["endpoint"]["endpoint_id"]
+    endpoint_id = created(client, pull, "http://127.0.0.1:8080/hook")["endpoint"]["endpoint_id"]
     unknown_event = "evt_" + "0" * 32
     assert_envelope_failure(client.post(
         f"{ENDPOINTS}/{endpoint_id}/deliveries/{unknown_event}/retry", headers=pull), 404,
@@ -260,7 +264,7 @@ def test_deliveries_list_newest_first_by_pages_and_status(client, pull, db, send
 
 
 def test_deliveries_bad_query_is_422_naming_it(client, pull):
-    endpoint_id = created(client, pull, "http://127.0.0.1:9/hook")["endpoint"]["endpoint_id"]
+    endpoint_id = created(client, pull, "http://127.0.0.1:8080/hook")["endpoint"]["endpoint_id"]
     for query, field in [
         ("status=sent", "status"), ("limit=0", "limit"), ("limit=201", "limit"),
         ("limit=2.5", "limit"), ("limit=x", "limit"), ("cursor=nope", "cursor"),
@@ -281,3 +285,29 @@ def test_the_body_sent_is_the_event_as_get_events_shows_it(client, pull, db, sen
                     .fetchone()["body"])
     assert hook.received[0].body == stored.encode()
     assert json.loads(stored)["data"] == {"hotel_code": "ACME-LIS"}
+
+
+def test_an_event_is_sent_only_after_the_read_fence_moved(client, pull, db, settings, services):
+    """Contract 13.1: a partner told of an event by a webhook reads at once, so the senders
+    move the read fence before the first attempt of a round (store/read_fence.py): the token
+    the receiver's handler reads is already another one."""
+    client_redis = redis.Redis.from_url(services.redis_url)
+    fence = ReadFence(client_redis, services.redis_prefix)
+    fence.establish()
+    seen = []
+    made = Senders(db, SigningVault(settings.secret_key), (1, 1), concurrency=4, per_endpoint=2,
+                   allow_loopback=True, fence=fence)
+
+    def answer(n: int) -> int:  # what the partner's handler would read first
+        seen.append(client_redis.get(fence.key))
+        return 204
+    try:
+        with receiver(answer) as hook:
+            created(client, pull, hook.url, ["booking.confirmed"])
+            before = client_redis.get(fence.key)
+            record_event(db)
+            run_rounds(db, made, lambda: bool(seen))
+    finally:
+        made.close()
+        client_redis.close()
+    assert seen and seen[0] != before

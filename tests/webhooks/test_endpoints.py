@@ -11,7 +11,7 @@ from tests.support.envelope import API, assert_envelope_failure, assert_envelope
 from tests.support.signing import bearer
 from tests.webhooks.conftest import ENDPOINTS, create, created
 
-HOOK = "http://127.0.0.1:9/hook"
+HOOK = "http://127.0.0.1:8080/hook"
 PUBLIC = "https://93.184.216.34/hook"  # a global address literal: no resolution needed
 
 

@@ -20,14 +20,15 @@ from tests.webhooks.delivery import run_rounds
 
 @pytest.fixture
 def senders(db, settings):
-    made = Senders(db, SigningVault(settings.secret_key), (1, 1), concurrency=4, per_endpoint=2)
+    made = Senders(db, SigningVault(settings.secret_key), (1, 1), concurrency=4, per_endpoint=2,
+                   allow_loopback=True)
     yield made
     made.close()
 
 
 def test_the_type_needs_booking_read(client, pull, push):
-    created(client, pull, "http://127.0.0.1:9/hook", ["booking.hotel_confirmed"])
-    error = assert_envelope_failure(create(client, push, "http://127.0.0.1:9/hook",
+    created(client, pull, "http://127.0.0.1:8080/hook", ["booking.hotel_confirmed"])
+    error = assert_envelope_failure(create(client, push, "http://127.0.0.1:8080/hook",
                                            ["booking.hotel_confirmed"]), 403,
                                     "insufficient_scope")
     assert "booking.read" in str(error["details"])

@@ -11,7 +11,7 @@ from tests.webhooks.delivery import delivery_rows, record_event
 
 
 def test_prune_keeps_pending_and_recent_deliveries(app, client, pull, db):
-    created(client, pull, "http://127.0.0.1:9/hook")
+    created(client, pull, "http://127.0.0.1:8080/hook")
     events = [record_event(db) for _ in range(4)]
     for _ in range(200):  # until the log is readable past the four (the horizon)
         if len(delivery_rows(db)) == 4:

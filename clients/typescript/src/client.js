@@ -9,6 +9,7 @@
 // Signed requests are signed again on every attempt (a fresh nonce and timestamp).
 
 import { ApiError, ClockSkewError, InvalidRequest, PcsError } from "./errors.js";
+import { checkOptions } from "./options.js";
 import { signedHeaders } from "./signing.js";
 
 export const API_PREFIX = "/api/connectivity/v1";
@@ -47,18 +48,28 @@ function hotelBookingPath(confirmationNumber) {
     "confirmation number");
 }
 
-function stay(checkIn, checkOut, { rooms = 1, occupancy = [{ adults: 2 }], ...options } = {}) {
-  return { check_in: day(checkIn), check_out: day(checkOut), rooms, occupancy, ...options };
+// `fields` without the ones left out (undefined or null): the service's defaults apply.
+function given(fields) {
+  return Object.fromEntries(Object.entries(fields)
+    .filter(([, value]) => value !== undefined && value !== null));
+}
+
+function stay(checkIn, checkOut, {
+  rooms = 1, occupancy = [{ adults: 2 }], currency, nationality, roomTypeCodes, ratePlanCodes,
+}) {
+  return given({ check_in: day(checkIn), check_out: day(checkOut), rooms, occupancy, currency,
+                 nationality, room_type_codes: roomTypeCodes, rate_plan_codes: ratePlanCodes });
 }
 
 export class Client {
   // `token`: the key as issued, `<key_id>.<secret>`. `signed`: sign every request (required for
   // keys with `requires_signature`, allowed for any key). `fetch`: a fetch of your own;
   // `sleep(seconds)`: how to wait between attempts.
-  constructor(baseUrl, token, {
-    signed = false, timeout = 30, maxAttempts = 4, maxRetrySeconds = 60,
-    sandboxScenario = null, clockOffset = 0, fetch: fetchImpl, sleep = wait,
-  } = {}) {
+  constructor(baseUrl, token, options) {
+    const {
+      signed = false, timeout = 30, maxAttempts = 4, maxRetrySeconds = 60,
+      sandboxScenario = null, clockOffset = 0, fetch: fetchImpl, sleep = wait,
+    } = checkOptions(options, "new Client()");
     const dot = typeof token === "string" ? token.indexOf(".") : -1;
     if (dot <= 0 || dot === token.length - 1) {
       throw new InvalidRequest("token must be the key as issued: <key_id>.<secret>");
@@ -92,7 +103,8 @@ export class Client {
   // Send one operation (with retries) and resolve to its `data`; reject with ApiError
   // otherwise. `path` is under the API prefix, e.g. "/ping". `repeatable`: may a connection
   // failure be retried (default: for GET only).
-  async request(method, path, { body, query, repeatable } = {}) {
+  async request(method, path, options) {
+    let { body, query, repeatable } = checkOptions(options, "request()");
     let target = API_PREFIX + path;
     if (query) {
       const params = Object.entries(query).filter(([, v]) => v !== undefined && v !== null)
@@ -187,34 +199,41 @@ export class Client {
   }
 
   // `options`: rooms (1), occupancy ([{adults: 2}]), currency, nationality.
-  search(hotelCodes, checkIn, checkOut, options = {}) {
-    const body = { hotel_codes: [...hotelCodes], ...stay(checkIn, checkOut, options) };
+  async search(hotelCodes, checkIn, checkOut, options) {
+    const body = { hotel_codes: [...hotelCodes],
+                   ...stay(checkIn, checkOut, checkOptions(options, "search()")) };
     return this.request("POST", "/availability/search", { body, repeatable: true });
   }
 
-  // `options`: rooms, occupancy, currency, nationality, room_type_codes, rate_plan_codes.
-  rates(hotelCode, checkIn, checkOut, options = {}) {
-    const body = { hotel_code: hotelCode, ...stay(checkIn, checkOut, options) };
+  // `options`: rooms, occupancy, currency, nationality, roomTypeCodes, ratePlanCodes.
+  async rates(hotelCode, checkIn, checkOut, options) {
+    const body = { hotel_code: hotelCode,
+                   ...stay(checkIn, checkOut, checkOptions(options, "rates()")) };
     return this.request("POST", "/availability/rates", { body, repeatable: true });
   }
 
-  quote(hotelCode, roomTypeCode, ratePlanCode, checkIn, checkOut, options = {}) {
+  // `options`: rooms, occupancy, currency, nationality.
+  async quote(hotelCode, roomTypeCode, ratePlanCode, checkIn, checkOut, options) {
     const body = { hotel_code: hotelCode, room_type_code: roomTypeCode,
-                   rate_plan_code: ratePlanCode, ...stay(checkIn, checkOut, options) };
+                   rate_plan_code: ratePlanCode,
+                   ...stay(checkIn, checkOut, checkOptions(options, "quote()")) };
     return this.request("POST", "/bookings/quote", { body, repeatable: true });
   }
 
   // Book a quoted stay at its quoted price. One `partnerReference` (made here when not given)
   // for every attempt: a retry after a lost answer gets the booking back (`idempotent_replay`),
-  // never a second one. `options`: special_requests, arrival_time.
-  book(quote, { guests, contact, partnerReference, ...options }) {
-    const body = {
+  // never a second one. `options`: guests, contact, partnerReference, specialRequests,
+  // arrivalTime.
+  async book(quote, options) {
+    const { guests, contact, partnerReference, specialRequests, arrivalTime } =
+      checkOptions(options, "book()");
+    const body = given({
       partner_reference: partnerReference ?? randomReference(), quote_token: quote.quote_token,
       hotel_code: quote.hotel_code, room_type_code: quote.room_type_code,
       rate_plan_code: quote.rate_plan_code, check_in: quote.check_in, check_out: quote.check_out,
       rooms: quote.rooms, total_amount: quote.total_amount, currency: quote.currency,
-      guests: [...guests], contact, ...options,
-    };
+      guests: [...guests], contact, special_requests: specialRequests, arrival_time: arrivalTime,
+    });
     return this.request("POST", "/bookings", { body, repeatable: true });
   }
 
@@ -223,22 +242,32 @@ export class Client {
     return (await this.request("GET", path)).booking;
   }
 
-  async cancel(partnerReference, { expectedPenaltyAmount, currency, reason } = {}) {
+  // `options`: expectedPenaltyAmount (refused, and nothing cancelled, when the penalty is
+  // more), currency (of expectedPenaltyAmount), reason.
+  async cancel(partnerReference, options) {
+    const { expectedPenaltyAmount, currency, reason } =
+      checkOptions(options, "cancel()");
     const path = "/bookings/" + segment(partnerReference, REFERENCE_RE, "reference") + "/cancel";
-    const body = Object.fromEntries(Object.entries({
-      expected_penalty_amount: expectedPenaltyAmount, currency, reason,
-    }).filter(([, v]) => v !== undefined && v !== null));
+    const body = given({ expected_penalty_amount: expectedPenaltyAmount, currency, reason });
     return this.request("POST", path, { body, repeatable: true });
   }
 
-  // Every booking of the caller matching `filters` (hotel_code, status, created_from,
-  // created_to, check_in_from, check_in_to, limit; a Date is sent as its instant for created_*
-  // and as its UTC day for check_in_*), oldest created first, following the pages (contract
-  // 12.1).
-  async *listBookings(filters = {}) {
-    const query = Object.fromEntries(Object.entries(filters).map(([name, value]) => [name,
-      !(value instanceof Date) ? value
-        : name.startsWith("check_in") ? day(value) : value.toISOString()]));
+  // Every booking of the caller matching `filters` (hotelCode, status, createdFrom, createdTo,
+  // checkInFrom, checkInTo, limit; a Date is sent as its instant for created* and as its UTC
+  // day for checkIn*), oldest created first, following the pages (contract 12.1). The filters
+  // are checked at the call (the iterators below likewise), before the first page is read.
+  listBookings(filters) {
+    const { hotelCode, status, createdFrom, createdTo, checkInFrom, checkInTo, limit } =
+      checkOptions(filters, "listBookings()");
+    const instant = (value) => (value instanceof Date ? value.toISOString() : value);
+    const onDay = (value) => (value instanceof Date ? day(value) : value);
+    const query = { hotel_code: hotelCode, status, created_from: instant(createdFrom),
+                    created_to: instant(createdTo), check_in_from: onDay(checkInFrom),
+                    check_in_to: onDay(checkInTo), limit };
+    return this._bookings(query);
+  }
+
+  async *_bookings(query) {
     for await (const [booking] of this._follow("/bookings", "bookings", null, query)) {
       yield booking;
     }
@@ -248,7 +277,12 @@ export class Client {
   // Without `cursor` it starts from now. Stops when caught up, unless `pollSeconds` is given,
   // then it waits that long and reads on. Rejects with ApiError `cursor_expired` (410) when
   // the cursor is too old: start again without one.
-  async *changes(cursor = null, { limit, pollSeconds } = {}) {
+  changes(cursor = null, options) {
+    const { limit, pollSeconds } = checkOptions(options, "changes()");
+    return this._changes(cursor, limit, pollSeconds);
+  }
+
+  async *_changes(cursor, limit, pollSeconds) {
     cursor ??= (await this.request("GET", "/availability/changes")).next_cursor;
     yield* this._follow("/availability/changes", "changes", cursor, { limit }, pollSeconds);
   }
@@ -259,7 +293,13 @@ export class Client {
   // `pollSeconds` is given, then it waits that long and reads on. Keep the cursor of the last
   // event handled; an event may come twice (same `event_id`). Rejects with ApiError
   // `cursor_expired` (410) when the cursor is too old: start again without one.
-  async *events(cursor = null, { start = "oldest", types, limit, pollSeconds } = {}) {
+  events(cursor = null, options) {
+    const { start = "oldest", types, limit, pollSeconds } =
+      checkOptions(options, "events()");
+    return this._events(cursor, start, types, limit, pollSeconds);
+  }
+
+  async *_events(cursor, start, types, limit, pollSeconds) {
     const query = { limit, types: types?.length ? [...types].join(",") : undefined };
     if ((cursor === null || cursor === undefined) && start === "latest") {
       cursor = (await this.request("GET", "/events", { query: { start: "latest", ...query } }))
@@ -285,11 +325,18 @@ export class Client {
   // -- push side ------------------------------------------------------------------------------
 
   // The bookings other partners made on the hotels whose bookings you receive (contract 13.2),
-  // matching `filters` (hotel_code, status, acknowledged: false for what your property system
-  // still has to load, limit), oldest created first, following the pages.
-  async *listHotelBookings(filters = {}) {
+  // matching `filters` (hotelCode, status, acknowledged: false for what your property system
+  // still has to load, limit), oldest created first, following the pages. The filters are
+  // checked at the call.
+  listHotelBookings(filters) {
+    const { hotelCode, status, acknowledged, limit } =
+      checkOptions(filters, "listHotelBookings()");
+    return this._hotelBookings({ hotel_code: hotelCode, status, acknowledged, limit });
+  }
+
+  async *_hotelBookings(query) {
     for await (const [hotelBooking] of this._follow("/hotel-bookings", "hotel_bookings", null,
-      filters)) {
+      query)) {
       yield hotelBooking;
     }
   }
@@ -302,11 +349,9 @@ export class Client {
   // given (the booking partner then sees it). Rejects with ApiError `status_changed` (409, the
   // current status in `details.status`) when the booking is no longer in that status: load the
   // newer state, then acknowledge it. Safe to repeat.
-  async acknowledge(confirmationNumber, status, { hotelConfirmationCode } = {}) {
-    const body = { status };
-    if (hotelConfirmationCode !== undefined && hotelConfirmationCode !== null) {
-      body.hotel_confirmation_code = hotelConfirmationCode;
-    }
+  async acknowledge(confirmationNumber, status, options) {
+    const { hotelConfirmationCode } = checkOptions(options, "acknowledge()");
+    const body = given({ status, hotel_confirmation_code: hotelConfirmationCode });
     return (await this.request("POST", hotelBookingPath(confirmationNumber) + "/acknowledge",
       { body, repeatable: true })).hotel_booking;
   }
@@ -332,7 +377,8 @@ export class Client {
   }
 
   // Read the batch until its outcome is final; PcsError after `timeout` seconds.
-  async waitForBatch(batchId, { timeout = 60, every = 0.5 } = {}) {
+  async waitForBatch(batchId, options) {
+    const { timeout = 60, every = 0.5 } = checkOptions(options, "waitForBatch()");
     const deadline = Date.now() + timeout * 1000;
     for (;;) {
       const batch = await this.batch(batchId);

@@ -12,6 +12,18 @@ export class PcsError extends Error {
 // reference that would not fit in its path.
 export class InvalidRequest extends PcsError {}
 
+// An option the call does not take (contract of the client, not of the API): `option` is the
+// key given, `suggestion` the known name nearest to it, `known` every name the call takes.
+export class UnknownOption extends InvalidRequest {
+  constructor(call, option, known, suggestion) {
+    super(`${call}: unknown option '${option}'; did you mean '${suggestion}'? ` +
+          `(it takes ${known.join(", ")})`);
+    this.option = option;
+    this.suggestion = suggestion;
+    this.known = [...known];
+  }
+}
+
 // The service answered with its failure envelope (or, behind a proxy, something else: then
 // `code` is "unexpected_response").
 export class ApiError extends PcsError {

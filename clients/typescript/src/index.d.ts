@@ -1,6 +1,7 @@
 // Types of the client (src/*.js). Answers are the OpenAPI description's schemas (schema.d.ts,
 // generated from it); tests/system/clients/test_typescript_client.py checks that each method's
-// answer type below is the schema its operation answers with.
+// answer type below is the schema its operation answers with. Options are camelCase, and checked
+// at run time too (for JavaScript callers): an unknown key is an UnknownOption, never dropped.
 import type * as schema from "./schema.js";
 
 export type * from "./schema.js";
@@ -18,8 +19,10 @@ export interface StayOptions {
 }
 
 export interface RatesOptions extends StayOptions {
-  room_type_codes?: string[];
-  rate_plan_codes?: string[];
+  /** Sent as `room_type_codes`: narrows the answer to these codes. */
+  roomTypeCodes?: string[];
+  /** Sent as `rate_plan_codes`: narrows the answer to these codes. */
+  ratePlanCodes?: string[];
 }
 
 export interface BookOptions {
@@ -27,8 +30,10 @@ export interface BookOptions {
   contact: schema.Contact;
   /** Your idempotency key; made here when not given, and kept across retries. */
   partnerReference?: string;
-  special_requests?: schema.BookingRequest["special_requests"];
-  arrival_time?: schema.BookingRequest["arrival_time"];
+  /** Sent as `special_requests`. */
+  specialRequests?: schema.BookingRequest["special_requests"];
+  /** Sent as `arrival_time`. */
+  arrivalTime?: schema.BookingRequest["arrival_time"];
 }
 
 export interface CancelOptions {
@@ -37,22 +42,22 @@ export interface CancelOptions {
   reason?: string;
 }
 
-/** Filters of `listBookings` (GET /bookings); a Date is sent as its instant for `created_*`
- *  and as its UTC day for `check_in_*`. */
+/** Filters of `listBookings` (GET /bookings, sent as `hotel_code`, `created_from`...); a Date
+ *  is sent as its instant for `created*` and as its UTC day for `checkIn*`. */
 export interface BookingFilters {
-  hotel_code?: string;
+  hotelCode?: string;
   status?: schema.Booking["status"];
-  created_from?: string | Date;
-  created_to?: string | Date;
-  check_in_from?: Day;
-  check_in_to?: Day;
+  createdFrom?: string | Date;
+  createdTo?: string | Date;
+  checkInFrom?: Day;
+  checkInTo?: Day;
   /** bookings per page (50; 1-200) */
   limit?: number;
 }
 
-/** Filters of `listHotelBookings` (GET /hotel-bookings). */
+/** Filters of `listHotelBookings` (GET /hotel-bookings; `hotelCode` sent as `hotel_code`). */
 export interface HotelBookingFilters {
-  hotel_code?: string;
+  hotelCode?: string;
   status?: schema.HotelBooking["status"];
   /** false: only what your property system has not acknowledged yet */
   acknowledged?: boolean;
@@ -154,6 +159,16 @@ export declare class Client {
 
 export declare class PcsError extends Error {}
 export declare class InvalidRequest extends PcsError {}
+/** An option the call does not take (thrown by the constructor and the iterators, rejected by
+ *  the calls that answer a Promise), before anything is sent. */
+export declare class UnknownOption extends InvalidRequest {
+  /** The key given. */
+  option: string;
+  /** The known option nearest to it. */
+  suggestion: string;
+  /** Every option the call takes. */
+  known: string[];
+}
 export declare class ApiError extends PcsError {
   constructor(status: number, code: string, message: string,
               details: Record<string, unknown> | null, requestId: string | null,

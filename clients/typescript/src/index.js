@@ -3,7 +3,7 @@
 // schemas (schema.d.ts, generated).
 export { API_PREFIX, Client } from "./client.js";
 export {
-  ApiError, ClockSkewError, InvalidRequest, PcsError, WebhookVerificationError,
+  ApiError, ClockSkewError, InvalidRequest, PcsError, UnknownOption, WebhookVerificationError,
 } from "./errors.js";
 export { signature, signedHeaders, stringToSign } from "./signing.js";
 export { verifyWebhook } from "./webhooks.js";

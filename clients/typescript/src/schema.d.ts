@@ -10,11 +10,11 @@ export type Error = {
   code: string;
   /** human text; never branch on it */
   message: string;
-  /** machine-readable facts for some codes */
-  details?: {
+  /** machine-readable facts for some codes (each code's description names them); `{}` when the code has none */
+  details: {
     [key: string]: unknown;
   };
-  /** the docs page's section on this code: why it happens and how to fix it (a path on this service) */
+  /** the docs page's section on this code: why it happens and how to fix it (an absolute URL on this service) */
   doc_url: string;
 };
 
@@ -204,9 +204,9 @@ export type SearchHotel = {
 export type SearchResult = {
   /** one entry per requested code mapped and active for the caller */
   hotels: Array<SearchHotel>;
-  /** requested codes the caller does not map in the key's environment (a typo, another environment's code) */
+  /** every requested code not mapped and active for the caller in the key's environment: a typo, another environment's code, or a hotel whose distribution is paused */
   unknown_hotel_codes: Array<string>;
-  /** requested codes the caller maps but whose distribution is paused: not sold until resumed (the `mapping.paused` event tells of a pause) */
+  /** the codes of `unknown_hotel_codes` that the caller maps but whose distribution is paused: not sold until resumed (the `mapping.paused` event tells of a pause) */
   paused_hotel_codes: Array<string>;
 };
 

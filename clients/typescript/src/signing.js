@@ -3,6 +3,8 @@
 // of the body bytes. Web Crypto: globalThis.crypto in browsers and Node 19+, node:crypto's
 // webcrypto on Node 18.
 
+import { checkOptions } from "./options.js";
+
 const encoder = new TextEncoder();
 let cryptoPromise;
 
@@ -36,8 +38,8 @@ export async function signature(secret, message) {
 
 // The four headers of a signed request. A fresh nonce on every call: the service refuses a
 // nonce it saw in the last 600 s, so a retry must be signed again.
-export async function signedHeaders(keyId, secret, method, pathAndQuery, body,
-                                    { timestamp, nonce } = {}) {
+export async function signedHeaders(keyId, secret, method, pathAndQuery, body, options) {
+  const { timestamp, nonce } = checkOptions(options, "signedHeaders()");
   const crypto = await webCrypto();
   const ts = String(timestamp ?? Math.floor(Date.now() / 1000));
   const n = nonce ?? hex(crypto.getRandomValues(new Uint8Array(16)));

@@ -5,6 +5,7 @@
 // replayed by someone else is refused). The same rules as the Python client's verify_webhook.
 
 import { WebhookVerificationError } from "./errors.js";
+import { checkOptions } from "./options.js";
 import { webCrypto } from "./signing.js";
 
 const SECRET_PREFIX = "whsec_";
@@ -44,9 +45,9 @@ function bytesOf(body) {
 // received (parsing and serializing again would change them); `secret`: the `whsec_...` shown
 // when the endpoint was created; `now`: unix seconds (this clock by default). Deduplicate by
 // the `webhook-id` header (the event id): a delivery may come more than once.
-export async function verifyWebhook(headers, body, secret, {
-  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now,
-} = {}) {
+export async function verifyWebhook(headers, body, secret, options) {
+  const { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now } =
+    checkOptions(options, "verifyWebhook()");
   if (typeof secret !== "string" || !secret.startsWith(SECRET_PREFIX)) {
     throw new TypeError("the secret is the whsec_... the endpoint's creation answered");
   }

@@ -5,6 +5,12 @@
 // against your own sandbox with PCS_URL, PCS_PULL_TOKEN and PCS_PUSH_TOKEN set (npm test), and
 // PCS_CHANNEL_TOKEN for the hotel's side (the demo-channel key).
 // It prints one JSON line of what it saw, and exits non-zero at the first surprise.
+//
+// A sandbox already used (by an earlier run, the walk-through, your own tries) holds bookings
+// and events of its own: this run books under references of its own on a stay of its own, a
+// random one 100 to 330 days ahead (past the demo's closed and restricted days, inside its
+// 365 days of ARI), and reads back only what it made since it started (bookings created since,
+// on that check-in day; events after the position it took first).
 import assert from "node:assert/strict";
 
 import { ApiError, Client, InvalidRequest } from "../src/index.js";
@@ -13,12 +19,14 @@ const { PCS_URL, PCS_PULL_TOKEN, PCS_PUSH_TOKEN } = process.env;
 const GUESTS = [{ room_number: 1, first_name: "Ana", last_name: "Silva", is_adult: true },
                 { room_number: 1, first_name: "Rui", last_name: "Silva", is_adult: true }];
 const CONTACT = { first_name: "Ana", email: "ana@example.com" };
-const reference = process.env.PCS_REFERENCE ?? `ts-${Date.now()}`;
+const reference = process.env.PCS_REFERENCE ??
+  `ts-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
 
-// Two nights a week ahead in the demo hotels' timezone.
+// Two nights in the demo hotels' timezone, on a day of this run's own.
 const today = new Date().toLocaleDateString("en-CA", { timeZone: "Europe/Lisbon" });
 const plus = (days) => new Date(Date.parse(today) + days * 86400000).toISOString().slice(0, 10);
-const checkIn = plus(7), checkOut = plus(9);
+const ahead = 100 + Math.floor(Math.random() * 230);
+const checkIn = plus(ahead), checkOut = plus(ahead + 2);
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function collect(iterator) {
   const all = [];
@@ -37,6 +45,11 @@ assert.ok(Math.abs(await pull.checkClock()) < 150);
 const me = await pull.whoami();
 assert.deepEqual([me.partner.code, me.key.environment, me.mapped_properties], ["acme", "sandbox", 2]);
 const cursor = (await pull.request("GET", "/availability/changes")).next_cursor;
+const eventsFrom = (await pull.request("GET", "/events", { query: { start: "latest" } }))
+  .next_cursor;
+const since = (await pull.ping()).server_time;   // this run's bookings are created from here on
+const ours = { createdFrom: since, checkInFrom: checkIn, checkInTo: checkIn };
+seen.check_in = checkIn;
 
 // mapping, search, rates
 assert.deepEqual((await pull.hotels()).map((h) => h.hotel_code), ["ACME-LIS", "ACME-OPO"]);
@@ -45,7 +58,7 @@ const found = await pull.search(["ACME-LIS", "ACME-OPO", "NOPE"], checkIn, check
 assert.deepEqual(found.hotels.map((h) => h.available), [true, true]);
 assert.deepEqual(found.unknown_hotel_codes, ["NOPE"]);
 const rates = await pull.rates("ACME-LIS", checkIn, checkOut,
-                               { room_type_codes: ["ACME-DBL"], rate_plan_codes: ["ACME-BAR"] });
+                               { roomTypeCodes: ["ACME-DBL"], ratePlanCodes: ["ACME-BAR"] });
 const flexible = rates.room_types[0].rate_plans[0];
 
 // quote, book (twice: one booking), read, cancel
@@ -65,21 +78,22 @@ seen.reference = reference;
 seen.confirmation_number = booked.booking.confirmation_number;
 
 // retrieval: the bookings listed (one a page here: the pages are followed), and filtered
-const listed = await collect(pull.listBookings({ limit: 1, check_in_from: checkIn }));
+const listed = await collect(pull.listBookings({ limit: 1, ...ours }));
 assert.deepEqual(listed.map((b) => [b.partner_reference, b.status]),
                  [[reference, "cancelled"], [`${reference}-B`, "confirmed"]]);
-assert.deepEqual((await collect(pull.listBookings({ status: "confirmed" })))
+assert.deepEqual((await collect(pull.listBookings({ status: "confirmed", ...ours })))
   .map((b) => b.confirmation_number), [other.booking.confirmation_number]);
-assert.deepEqual(await collect(pull.listBookings({ hotel_code: "ACME-OPO" })), []);
+assert.deepEqual(await collect(pull.listBookings({ hotelCode: "ACME-OPO", createdFrom: since })),
+                 []);
 seen.listed = listed.length;
 
-// the event log from the oldest event kept. An event is listed once every transaction older
-// than it on the database server has ended: read again until all three show.
+// the event log from the position taken first. An event is listed once every transaction
+// older than it on the database server has ended: read again until all three show.
 const kinds = ["booking.confirmed", "booking.cancelled"];
 let events = [];
 for (const until = Date.now() + 60000; events.length < 3; await pause(200)) {
   assert.ok(Date.now() < until, `not three booking events within 60 s: ${JSON.stringify(events)}`);
-  events = await collect(pull.events(null, { types: kinds, limit: 2 }));
+  events = await collect(pull.events(eventsFrom, { types: kinds, limit: 2 }));
 }
 assert.deepEqual(events.map(([e]) => [e.type, e.data.booking.partner_reference]), [
   ["booking.confirmed", reference], ["booking.confirmed", `${reference}-B`],
@@ -115,8 +129,8 @@ assert.deepEqual([accepted.status, accepted.item_count], ["queued", 2]);
 const batch = await push.waitForBatch(accepted.batch_id, { timeout: 120, every: 0.2 });
 assert.deepEqual([batch.status, batch.applied_count], ["partially_applied", 1]);
 assert.deepEqual(batch.rejected.map((r) => [r.index, r.code]), [[1, "unknown_room_type"]]);
-const night = await pull.rates("ACME-LIS", checkIn, plus(8),
-                               { room_type_codes: ["ACME-DBL"], rate_plan_codes: ["ACME-BAR"] });
+const night = await pull.rates("ACME-LIS", checkIn, plus(ahead + 1),
+                               { roomTypeCodes: ["ACME-DBL"], ratePlanCodes: ["ACME-BAR"] });
 assert.equal(night.room_types[0].rate_plans[0].total_amount, 133.5);
 seen.batch_status = batch.status;
 
@@ -154,7 +168,10 @@ seen.changes = changes.length;
 // what it has not loaded yet, its acknowledgement with the hotel's code, which acme then sees
 if (process.env.PCS_CHANNEL_TOKEN) {
   const channel = new Client(PCS_URL, process.env.PCS_CHANNEL_TOKEN);
-  const waiting = await collect(channel.listHotelBookings({ acknowledged: false, limit: 1 }));
+  // this run's among them (a used sandbox holds others: the walk-through's, earlier runs')
+  const mine = new Set([booked, other].map((b) => b.booking.confirmation_number));
+  const waiting = (await collect(channel.listHotelBookings({ acknowledged: false, limit: 1 })))
+    .filter((b) => mine.has(b.confirmation_number));
   assert.deepEqual(waiting.map((b) => [b.confirmation_number, b.status]), [
     [booked.booking.confirmation_number, "cancelled"],
     [other.booking.confirmation_number, "confirmed"]]);

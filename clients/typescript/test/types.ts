@@ -18,9 +18,14 @@ async function example(client: Client): Promise<string> {
     console.log(change.hotel_code, cursor.length);
   }
   for await (const booking of client.listBookings({ status: "confirmed",
-                                                     check_in_from: new Date() })) {
+                                                     checkInFrom: new Date() })) {
     console.log(booking.partner_reference);
   }
+  // @ts-expect-error: the API's snake_case name, where the client takes camelCase
+  client.listBookings({ check_in_from: "2027-01-01" });
+  // @ts-expect-error: an option cancel does not take
+  await client.cancel("REF-1", { expected_penalty_amount: 0 });
+  await client.rates("ACME-LIS", "2027-01-01", "2027-01-03", { roomTypeCodes: ["ACME-DBL"] });
   for await (const [event, cursor] of client.events(null, { start: "latest",
                                                            types: ["booking.cancelled"] })) {
     console.log(event.event_id, event.data, cursor);

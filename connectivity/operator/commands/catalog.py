@@ -13,7 +13,7 @@ from connectivity.auth.keycache import KeyStateNotAnnounced
 from connectivity.operator.catalog import (REFUSED_BY_CONSTRAINT, CatalogError, load_catalog,
                                            parse_catalog)
 from connectivity.operator.catalog_listing import list_catalog
-from connectivity.operator.commands.context import database
+from connectivity.operator.commands.context import database, fence_reads
 from connectivity.operator.demo_ari import DEFAULT_DAYS, MAX_DAYS, seed_demo_ari
 
 group = AppGroup("catalog", help="Properties, partners, mappings and FX rates.")
@@ -35,15 +35,17 @@ def catalog_load(file: Path):
         # The schema should have caught it; the database's constraints are the last word.
         raise click.ClickException("catalogue rejected by a database constraint, nothing was "
                                    f"changed: {exc.diag.message_primary}") from None
+    fence_reads("catalogue loaded")
     click.echo("catalogue loaded: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
 
 
 @group.command("list")
 @click.option("--json", "as_json", is_flag=True,
               help='Print one JSON object: {"partners": [...], "properties": [...], '
-                   '"mappings": [...]}.')
+                   '"mappings": [...]} (a mapping with its state and receives_bookings).')
 def catalog_list(as_json):
-    """List partners (with their active keys), properties and mappings (active or paused)."""
+    """List partners (with their active keys), properties and mappings (active or paused, and
+    whether each receives its hotel's bookings)."""
     listed = database().run(list_catalog)
     if as_json:
         click.echo(json.dumps(listed))
@@ -61,7 +63,8 @@ def catalog_list(as_json):
     for m in listed["mappings"]:
         click.echo(f"  {m['partner_code']:<16} {m['property_code']:<12} -> {m['hotel_code']:<16} "
                    f"{m['environment']:<10} {m['state']:<6}  {m['room_types']} room type(s), "
-                   f"{m['rate_plans']} rate plan(s)")
+                   f"{m['rate_plans']} rate plan(s)"
+                   + ("  receives bookings" if m["receives_bookings"] else ""))
 
 
 @group.command("demo-ari")

@@ -5,19 +5,43 @@ from __future__ import annotations
 from typing import Callable
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
 
 from connectivity.settings import Settings
 from connectivity.store.database import Database
-from connectivity.web.services import services
+from connectivity.store.read_fence import ReadsNotFenced
+from connectivity.web.services import Services, services
+
+# The app's extension holding why it was built without its settings (operator/__init__.py
+# cli_without_settings): a command that needs them then says what to set.
+SETTINGS_MISSING = "connectivity.settings_missing"
+
+
+def _services() -> Services:
+    missing = current_app.extensions.get(SETTINGS_MISSING)
+    if missing is not None:
+        raise missing
+    return services()
 
 
 def database() -> Database:
-    return services().db
+    return _services().db
 
 
 def settings() -> Settings:
-    return services().settings
+    return _services().settings
+
+
+def fence_reads(done: str) -> None:
+    """After a committed change that reads must reflect once the command exits 0 (contract
+    13.1): the read fence is moved again, and the command fails when it could not be (the
+    use case's own move only warns, as a route's must: store/read_fence.py)."""
+    try:
+        _services().read_fence.move()
+    except ReadsNotFenced as exc:
+        raise click.ClickException(f"{done}, but {exc}; run the command again once Redis "
+                                   "answers") from None
 
 
 def add_log_prune(group: AppGroup, prune: Callable[[Database, int], int], minimum_days: int,

@@ -6,7 +6,7 @@ import click
 from flask.cli import AppGroup
 
 from connectivity.mapping.distribution import AmbiguousProperty, set_distribution
-from connectivity.operator.commands.context import database
+from connectivity.operator.commands.context import database, fence_reads
 
 group = AppGroup("distribution", help="Pause or resume a partner's distribution.")
 
@@ -23,6 +23,7 @@ def _set(partner_code: str, code: str, active: bool) -> None:
         raise click.ClickException(
             f"partner {partner_code} has no mapping of a property whose code or hotel code is "
             f"{code}")
+    fence_reads(f"{'resumed' if active else 'paused'}")
     click.echo(f"{'resumed' if active else 'paused'}: partner {partner_code}, property "
                f"{row['property_code']} (hotel code {row['hotel_code']})")
 

@@ -105,9 +105,10 @@ def keys_list(partner_code, as_json):
 @click.option("--batch-size", type=click.IntRange(1, 10_000), default=DEFAULT_BATCH_SIZE,
               show_default=True, help="Keys per transaction.")
 def keys_reencrypt(batch_size):
-    """Seal every key's signing secret and every webhook endpoint's secret under the current
-    SECRET_KEY (after a rotation, with the old key in SECRET_KEY_PREVIOUS). Safe while the
-    service runs; running it again reseals only what another key sealed."""
+    """Seal every key's signing secret, every webhook endpoint's secret and the confirmation
+    numbers' key under the current SECRET_KEY (after a rotation, with the old key in
+    SECRET_KEY_PREVIOUS). Safe while the service runs; running it again reseals only what
+    another key sealed."""
     report = reencrypt_signing_secrets(database(), _vault(), batch_size=batch_size)
     click.echo(f"resealed {report.resealed} signing secret(s) under the current SECRET_KEY; "
                f"{report.remaining} key(s) or webhook endpoint(s) still sealed under another key")
@@ -117,7 +118,9 @@ def keys_reencrypt(batch_size):
             f"{len(report.unopened)} key(s) or webhook endpoint(s) (we_...) open under neither "
             f"SECRET_KEY nor SECRET_KEY_PREVIOUS, so they cannot sign: {shown}. If their key "
             "was dropped too early, put it back in SECRET_KEY_PREVIOUS and run this again; "
-            "else reissue the keys and have the partners recreate the endpoints")
+            "else reissue the keys and have the partners recreate the endpoints (the "
+            "confirmation_key cannot be made again: no booking can be made until its "
+            "SECRET_KEY is back)")
 
 
 def _vault() -> SigningVault:

@@ -3,7 +3,9 @@ served with its assets by this app (no CDN), whose "Try it out" signs requests i
 for signed keys (sign-requests.js, Web Crypto HMAC-SHA256), followed by a section per error code
 (rendered from the error catalogue; `error.doc_url` links to them). It replaces flask-smorest's
 own page so that the page is this app's, not a template of the library's overridden by name.
-`/` and the API's root redirect to it: a newcomer who opens the service's address finds it."""
+`/` and the API's root redirect to it: a newcomer who opens the service's address finds it.
+`/favicon.ico`, which a browser asks for beside any page, answers 204 (no icon, and no 404 in
+the browser's console)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import re
 from pathlib import Path
 
 import swagger_ui_bundle
-from flask import Flask, redirect, render_template_string, send_from_directory, url_for
+from flask import (Flask, Response, redirect, render_template_string, send_from_directory,
+                   url_for)
 from markupsafe import Markup, escape
 
 from connectivity import API_PREFIX
@@ -39,6 +42,7 @@ def register_docs_page(app: Flask, title: str) -> None:
             page, title=title, spec_url=url_for("api-docs.openapi_json"),
             assets=f"{API_PREFIX}/docs/assets/",
             signing_script=url_for("docs_signing"), error_sections=error_sections,
+            console_url=url_for("console.page"),
             inline_code=inline_code)
 
     @app.get(f"{API_PREFIX}/docs/{SIGNING_SCRIPT}", endpoint="docs_signing")
@@ -54,3 +58,8 @@ def register_docs_page(app: Flask, title: str) -> None:
     @app.get(f"{API_PREFIX}/", endpoint="docs_root")
     def docs_root():
         return redirect(DOCS_PAGE_PATH, code=302)
+
+    @app.get("/favicon.ico", endpoint="favicon")
+    def favicon():
+        # A day in the browser's cache: it asks again at most daily.
+        return Response(status=204, headers={"Cache-Control": "public, max-age=86400"})

@@ -1,4 +1,4 @@
--- The search read model (connectivity/availability/search_model.py): what it loads of a
+-- The search read model (connectivity/availability/read_model/): what it loads of a
 -- property, and the changes it follows to keep what it loaded current. Money leaves as integers
 -- in millionths (-1: never sent; -2: more than six decimals or a billion and more, which the
 -- model does not hold: such a property is searched by search.sql instead).

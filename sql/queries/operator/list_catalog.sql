@@ -19,9 +19,11 @@ SELECT pr.code, pr.name, pr.environment, pr.country, pr.timezone, pr.currency,
  ORDER BY pr.code;
 
 -- name: list_mappings()
--- `state`: active (sold to the partner) or paused (`distribution pause`).
+-- `state`: active (sold to the partner) or paused (`distribution pause`); `receives_bookings`:
+-- the partner receives the hotel's bookings as hotel_booking.* events (the catalogue file's).
 SELECT pa.code AS partner_code, pr.code AS property_code, pp.hotel_code, pp.environment,
        CASE WHEN pp.distribution_active THEN 'active' ELSE 'paused' END AS state,
+       pp.receives_bookings,
        (SELECT count(*) FROM partner_room_types m WHERE m.mapping_id = pp.id) AS room_types,
        (SELECT count(*) FROM partner_rate_plans m WHERE m.mapping_id = pp.id) AS rate_plans
   FROM partner_properties pp

@@ -1,5 +1,6 @@
 -- Webhook deliveries: created by the dispatcher from the event log (or by a ping), claimed by
--- the senders when due, their outcome recorded by the claim's holder.
+-- the senders when due (a lease, `leased_until`, and a numbered claim, `claim`), their outcome
+-- recorded by the latest claim's holder.
 
 -- name: list_deliveries(partner_id, endpoint_id, status, before_seq, max_count)
 -- Newest first; `max_count` is one more than the page, to tell whether more follow.
@@ -13,7 +14,9 @@ ORDER BY seq DESC
 LIMIT :max_count;
 
 -- name: replay_delivery(partner_id, endpoint_id, event_id)^
--- Due now whatever its status; `manual` lets it go even to a disabled endpoint.
+-- Due now whatever its status; `manual` lets it go even to a disabled endpoint. An attempt in
+-- flight keeps its lease: the replay is sent after it (the recording keeps a replay asked
+-- meanwhile due), never beside it.
 UPDATE webhook_deliveries
 SET status = 'pending', next_attempt_at = now(), manual = true
 WHERE partner_id = :partner_id AND endpoint_id = :endpoint_id AND event_id = :event_id
@@ -49,19 +52,24 @@ ON CONFLICT (partner_id, endpoint_id, event_id) DO NOTHING;
 UPDATE webhook_endpoints SET log_position = :log_position
 WHERE partner_id = :partner_id AND id = :id;
 
--- name: partners_due(max_count)
--- The partners with a delivery due, most overdue first.
-SELECT partner_id FROM webhook_deliveries
-WHERE status = 'pending' AND next_attempt_at <= now()
-GROUP BY partner_id
-ORDER BY min(next_attempt_at)
+-- name: tenants_due(max_count)
+-- The partners and environments (each a tenant with its share of the senders) with a delivery
+-- due and not in flight, most overdue first.
+SELECT d.partner_id, e.environment
+FROM webhook_deliveries d
+JOIN webhook_endpoints e ON e.partner_id = d.partner_id AND e.id = d.endpoint_id
+WHERE d.status = 'pending' AND d.next_attempt_at <= now()
+  AND (d.leased_until IS NULL OR d.leased_until <= now())
+GROUP BY d.partner_id, e.environment
+ORDER BY min(d.next_attempt_at)
 LIMIT :max_count;
 
--- name: claim_due(partner_id, busy_endpoints, per_endpoint, max_count, lease_seconds)
--- The partner's due deliveries, soonest first, at most `per_endpoint` of each endpoint and none
--- of the `busy_endpoints` (those already holding their share of this sender's requests). A
--- claim counts the attempt and moves `next_attempt_at` past the attempt's timeout: a sender
--- that dies leaves the delivery due again then. Two senders never claim one row (SKIP LOCKED).
+-- name: claim_due(partner_id, environment, busy_endpoints, per_endpoint, max_count, lease_seconds)
+-- The tenant's due deliveries not in flight, soonest first, at most `per_endpoint` of each
+-- endpoint and none of the `busy_endpoints` (those already holding their share of this
+-- sender's requests). A claim counts the attempt, numbers the claim and leases the delivery:
+-- no other claim takes it before `leased_until` (far past the attempt's deadline), and a sender
+-- that dies leaves it due again then. Two senders never claim one row (SKIP LOCKED).
 WITH due AS (
     SELECT endpoint_id, event_id
     FROM (SELECT d.endpoint_id, d.event_id, d.next_attempt_at,
@@ -69,8 +77,9 @@ WITH due AS (
                                     ORDER BY d.next_attempt_at) AS nth
           FROM webhook_deliveries d
           JOIN webhook_endpoints e ON e.partner_id = d.partner_id AND e.id = d.endpoint_id
-          WHERE d.partner_id = :partner_id AND d.status = 'pending'
-            AND d.next_attempt_at <= now()
+          WHERE d.partner_id = :partner_id AND e.environment = :environment
+            AND d.status = 'pending' AND d.next_attempt_at <= now()
+            AND (d.leased_until IS NULL OR d.leased_until <= now())
             AND (e.status = 'enabled' OR (d.manual AND e.status = 'disabled'))
             AND NOT (d.endpoint_id = ANY(:busy_endpoints::text[]))) AS ranked
     WHERE nth <= :per_endpoint
@@ -80,13 +89,14 @@ WITH due AS (
     SELECT d.partner_id, d.endpoint_id, d.event_id
     FROM webhook_deliveries d JOIN due USING (endpoint_id, event_id)
     WHERE d.partner_id = :partner_id AND d.status = 'pending'
+      AND (d.leased_until IS NULL OR d.leased_until <= now())
     FOR UPDATE OF d SKIP LOCKED
 )
 UPDATE webhook_deliveries d
 SET attempts = d.attempts + 1, claim = d.claim + 1, manual = false,
     -- least() skips a NULL: now() the first time (Citus refuses now() inside coalesce)
     last_attempt_at = now(), first_attempt_at = least(d.first_attempt_at, now()),
-    next_attempt_at = now() + make_interval(secs => :lease_seconds)
+    leased_until = now() + make_interval(secs => :lease_seconds)
 FROM locked, webhook_endpoints e
 WHERE d.partner_id = :partner_id AND d.partner_id = locked.partner_id
   AND d.endpoint_id = locked.endpoint_id AND d.event_id = locked.event_id
@@ -95,21 +105,28 @@ RETURNING d.partner_id, d.endpoint_id, d.event_id, d.body, d.claim, d.attempts,
           d.first_attempt_at, d.last_attempt_at, e.url, e.environment, e.secret_sealed;
 
 -- name: record_delivered(partner_id, endpoint_id, event_id, claim, status_code)^
--- Only the latest claim's holder records (a sender whose lease ran out does not).
+-- Only the latest claim's holder records (a sender whose lease ran out does not), and only
+-- while the delivery is pending (not failed meanwhile by its endpoint's deletion). A replay
+-- asked during the attempt (`manual` again) stays due.
 UPDATE webhook_deliveries
-SET status = 'delivered', next_attempt_at = NULL, last_status_code = :status_code,
-    last_error = NULL
+SET status = CASE WHEN manual THEN 'pending' ELSE 'delivered' END,
+    next_attempt_at = CASE WHEN manual THEN next_attempt_at END,
+    last_status_code = :status_code, last_error = NULL, leased_until = NULL
 WHERE partner_id = :partner_id AND endpoint_id = :endpoint_id AND event_id = :event_id
-  AND claim = :claim
-RETURNING event_id;
+  AND claim = :claim AND status = 'pending'
+RETURNING status;
 
 -- name: record_failed_attempt(partner_id, endpoint_id, event_id, claim, status_code, error, next_attempt_at)^
--- Pending again until `next_attempt_at`, or `failed` when no retry is left (NULL).
+-- Pending again until `next_attempt_at`, or `failed` when no retry is left (NULL); a replay
+-- asked during the attempt stays due now. Fenced as record_delivered.
 UPDATE webhook_deliveries
-SET status = CASE WHEN :next_attempt_at::timestamptz IS NULL THEN 'failed' ELSE 'pending' END,
-    next_attempt_at = :next_attempt_at, last_status_code = :status_code, last_error = :error
+SET status = CASE WHEN manual OR :next_attempt_at::timestamptz IS NOT NULL THEN 'pending'
+                  ELSE 'failed' END,
+    next_attempt_at = CASE WHEN manual THEN next_attempt_at
+                           ELSE :next_attempt_at::timestamptz END,
+    last_status_code = :status_code, last_error = :error, leased_until = NULL
 WHERE partner_id = :partner_id AND endpoint_id = :endpoint_id AND event_id = :event_id
-  AND claim = :claim
+  AND claim = :claim AND status = 'pending'
 RETURNING status;
 
 -- name: endpoint_answered(partner_id, endpoint_id)!

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import re
+import subprocess
 import sys
 import tomllib
 from decimal import Decimal
@@ -13,7 +15,9 @@ import httpx
 import psycopg
 import pytest
 
-from pcs_client import ApiError, Client, ClockSkewError, InvalidRequest
+from pcs_client import (ApiError, Client, ClockSkewError, InvalidRequest, UnknownOption,
+                        verify_webhook)
+from pcs_client.signing import signed_headers
 from tests.support.live_service import live_origin, worker  # noqa: F401 - fixtures
 
 from tests.support.feed import settle
@@ -289,6 +293,55 @@ def test_hotel_bookings_listed_acknowledged_and_seen_by_the_booking_partner(pull
         channel.hotel_booking("HB-0")
 
 
+class Recorded(httpx.BaseTransport):
+    """Records what would be sent, and answers nothing."""
+
+    def __init__(self):
+        self.sent = []
+
+    def handle_request(self, request):
+        self.sent.append(request)
+        raise httpx.ConnectError("not sent anywhere", request=request)
+
+
+@pytest.mark.parametrize("call, option, suggestion", [
+    # The issue's case in Python's terms: the TypeScript client's name for the option.
+    (lambda c: c.cancel("REF-1", expectedPenaltyAmount=0), "expectedPenaltyAmount",
+     "expected_penalty_amount"),
+    (lambda c: c.book(None, guests=[], contact={}, specialRequests="late"), "specialRequests",
+     "special_requests"),
+    (lambda c: c.rates("H", "2027-03-01", "2027-03-03", room_type_code="R"), "room_type_code",
+     "room_type_codes"),
+    (lambda c: c.search(["H"], "2027-03-01", "2027-03-03", currncy="EUR"), "currncy", "currency"),
+    (lambda c: c.quote("H", "R", "P", "2027-03-01", "2027-03-03", nationalty="PT"), "nationalty",
+     "nationality"),
+    (lambda c: c.list_bookings(checkInFrom="2027-03-01"), "checkInFrom", "check_in_from"),
+    (lambda c: c.events(poll=5), "poll", "poll_seconds"),
+    (lambda c: c.changes(limt=5), "limt", "limit"),
+    (lambda c: c.wait_for_batch("b-1", every_seconds=1), "every_seconds", "every"),
+    (lambda c: c.list_hotel_bookings(acknowleged=False), "acknowleged", "acknowledged"),
+    (lambda c: c.acknowledge("PCS-ABCDEFGHJKLM", "confirmed", hotelConfirmationCode="X"),
+     "hotelConfirmationCode", "hotel_confirmation_code"),
+    (lambda c: c.request("GET", "/ping", params={}), "params", None),
+    (lambda c: Client("http://127.0.0.1:9", "k.s", maxAttempts=2), "maxAttempts", "max_attempts"),
+    (lambda c: verify_webhook({}, b"", "whsec_", toleranceSeconds=1), "toleranceSeconds",
+     "tolerance_seconds"),
+    (lambda c: signed_headers("k", "s", "GET", "/", b"", time_stamp=1), "time_stamp",
+     "timestamp"),
+])
+def test_an_unknown_keyword_option_is_refused_before_sending(call, option, suggestion):
+    transport = Recorded()
+    with Client("http://127.0.0.1:9", "k.s", http=httpx.Client(transport=transport)) as client:
+        with pytest.raises(UnknownOption) as raised:
+            call(client)   # the iterators too: at the call, not at the first page
+    assert transport.sent == []
+    assert raised.value.option == option and isinstance(raised.value, TypeError)
+    if suggestion is not None:
+        assert raised.value.suggestion == suggestion
+        assert f"unknown option {option!r}; did you mean {suggestion!r}?" in str(raised.value)
+    assert raised.value.suggestion in raised.value.known
+
+
 def test_the_package_needs_nothing_but_httpx():
     project = tomllib.loads((CLIENT_SOURCE.parent / "pyproject.toml").read_text())
     assert project["project"]["dependencies"] == ["httpx>=0.24,<1"]
@@ -300,3 +353,27 @@ def test_the_package_needs_nothing_but_httpx():
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 imported.add(node.module.split(".")[0])
     assert imported - {"httpx", "__future__"} <= set(sys.stdlib_module_names)
+
+
+def test_the_readmes_install_commands_work_where_it_says_and_leave_git_clean(tmp_path):
+    """Each `pip install` line of the README, run from the folder its comment names, installs
+    the package; what the build leaves behind (build/, the egg-info) is ignored by git.
+    Into a folder of its own, without httpx (installed here already); pip fetches setuptools
+    for the build, as it does for a partner."""
+    root = CLIENT_SOURCE.parents[2]
+    readme = (CLIENT_SOURCE.parent / "README.md").read_text()
+    where = {"the repository's root": root, "clients/python": CLIENT_SOURCE.parent}
+    lines = re.findall(r"(?m)^pip install (\S+)\s+# (?:or )?from ([^,\n]+)", readme)
+    assert [folder for _, folder in lines] == list(where), lines
+    for number, (target, folder) in enumerate(lines):
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--target",
+                               str(tmp_path / str(number)), target],
+                              cwd=where[folder], capture_output=True, text=True, timeout=300)
+        if done.returncode != 0 and "satisfies the requirement setuptools" in done.stderr:
+            pytest.skip("skipped: pip found no setuptools to build the package with (no index)")
+        assert done.returncode == 0, (target, folder, done.stdout[-2000:], done.stderr[-2000:])
+        assert (tmp_path / str(number) / "pcs_client" / "client.py").exists()
+    left = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--",
+                           str(CLIENT_SOURCE.parent)], cwd=root, capture_output=True, text=True,
+                          check=True).stdout
+    assert [line for line in left.splitlines() if line.startswith("??")] == []

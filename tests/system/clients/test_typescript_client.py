@@ -19,7 +19,9 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pcs_client
 import psycopg
@@ -28,6 +30,7 @@ from standardwebhooks import Webhook
 
 from connectivity.webhooks import signature as service_webhooks
 from devtools.openapi_types import typescript_of
+from devtools.walkthrough import next_week_stay, walkthrough
 from pcs_client import WebhookVerificationError, models, verify_webhook
 from pcs_client.signing import signed_headers
 from tests.support.live_service import live_origin, worker  # noqa: F401 - fixtures
@@ -59,19 +62,75 @@ def run_node(node: str, args: list[str], env: dict | None = None) -> str:
     return done.stdout
 
 
-def test_end_to_end_against_the_service(node, issue, demo, live_origin, worker, services):
-    env = {**os.environ, "PCS_URL": live_origin, "PCS_PULL_TOKEN": issue("pull").token,
-           "PCS_PUSH_TOKEN": issue("push").token, "PCS_REFERENCE": "TS-CLIENT-1",
-           "PCS_CHANNEL_TOKEN": issue("push", partner="lisboa-cm", signed=False).token}
+def end_to_end(node: str, env: dict) -> dict:
+    """test/e2e.mjs run once: what it saw, checked."""
     seen = json.loads(run_node(node, ["test/e2e.mjs"], env).strip().splitlines()[-1])
-    assert seen["reference"] == "TS-CLIENT-1" and seen["batch_status"] == "partially_applied"
+    assert seen["batch_status"] == "partially_applied"
     assert seen["sleeps"] == [1, 1]   # Retry-After: 1, three attempts in all
     assert seen["changes"] >= 1
     assert seen["hotel_confirmation_code"] == "LIS-77"
     assert (seen["listed"], len(seen["events"]), seen["reservation_versions"]) == (2, 3, 1)
+    return seen
+
+
+def test_end_to_end_against_the_service(node, issue, demo, live_origin, worker, services):
+    env = {**os.environ, "PCS_URL": live_origin, "PCS_PULL_TOKEN": issue("pull").token,
+           "PCS_PUSH_TOKEN": issue("push").token, "PCS_REFERENCE": "TS-CLIENT-1",
+           "PCS_CHANNEL_TOKEN": issue("push", partner="lisboa-cm", signed=False).token}
+    assert end_to_end(node, env)["reference"] == "TS-CLIENT-1"
     with psycopg.connect(services.database_url) as conn:   # booked twice: one booking
         assert conn.execute("SELECT count(*), min(status) FROM bookings "
                             "WHERE partner_reference = 'TS-CLIENT-1'").fetchone() == (1, "cancelled")
+
+
+def test_end_to_end_twice_on_a_sandbox_the_walkthrough_used(node, issue, demo, live_origin,
+                                                             worker, tmp_path):
+    """`npm test` as a partner runs it on their sandbox: after the walk-through `make run`
+    prints has booked next week, then once more right after (each run its own references and
+    stay, and only what it made read back)."""
+    missing = [tool for tool in ("bash", "curl", "openssl") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"skipped: the walk-through needs {', '.join(missing)}, not found on PATH")
+    pull, push = issue("pull", rate_limit=100000), issue("push", rate_limit=100000)
+    channel = issue("push", partner="lisboa-cm", signed=False)
+    script = tmp_path / "walkthrough.sh"
+    script.write_text(walkthrough(live_origin, pull.token, push.key_id,
+                                  push.token.partition(".")[2],
+                                  *next_week_stay(dt.datetime.now(dt.timezone.utc)),
+                                  channel_token=channel.token))
+    # python3 (to read JSON in the script) is this interpreter.
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    done = subprocess.run(["bash", "-e", str(script)], capture_output=True, text=True,
+                          env={**os.environ, "PATH": path}, timeout=180)
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    env = {**os.environ, "PCS_URL": live_origin, "PCS_PULL_TOKEN": pull.token,
+           "PCS_PUSH_TOKEN": push.token, "PCS_CHANNEL_TOKEN": channel.token}
+    env.pop("PCS_REFERENCE", None)
+    first, second = end_to_end(node, env), end_to_end(node, env)
+    assert first["reference"] != second["reference"]
+    assert not set(first["events"]) & set(second["events"])
+
+
+NEAREST = ("import {nearest} from './src/options.js';"
+           "console.log(JSON.stringify(JSON.parse(process.argv[1])"
+           ".map(([name, known]) => nearest(name, known))));")
+
+
+def test_both_clients_suggest_the_same_nearest_option(node):
+    from pcs_client.options import nearest
+    known = ["expected_penalty_amount", "currency", "reason", "poll_seconds", "limit", "rooms",
+             "room_type_codes", "check_in_from", "check_in_to"]
+    cases = [[name, known] for name in ("expectedPenaltyAmount", "EXPECTED-penalty", "poll",
+                                        "lmit", "room_types", "checkInTo", "curency", "why")]
+    cases += [[name, [_camel(k) for k in known]] for name, _ in cases]
+    out = run_node(node, ["--input-type=module", "-e", NEAREST, json.dumps(cases)])
+    assert json.loads(out) == [nearest(name, names) for name, names in cases]
+
+
+def test_options_are_checked_at_run_time(node):
+    # test/options.mjs: the JavaScript client called with snake_case (and misspelt) options
+    # refuses them before sending, naming the nearest option; camelCase ones go out snake_case.
+    assert json.loads(run_node(node, ["test/options.mjs"]).strip()) == {"options": "ok"}
 
 
 @pytest.mark.parametrize("method, target, body", [
@@ -258,7 +317,9 @@ def test_each_iterator_yields_its_operations_items(description):
         assert match.group(1) == expected, (method, match.group(1), expected)
 
 
-def test_the_declarations_compile_strict(node):
+@pytest.fixture(scope="module")
+def tsc(node) -> str:
+    """The pinned TypeScript compiler of clients/typescript (npm ci there when missing)."""
     tsc = CLIENT / "node_modules" / ".bin" / "tsc"
     if not tsc.exists():
         npm = shutil.which("npm")
@@ -270,9 +331,59 @@ def test_the_declarations_compile_strict(node):
         if done.returncode != 0:
             pytest.skip("skipped: npm ci in clients/typescript failed (no registry?): "
                         + (done.stderr.strip().splitlines() or ["no output"])[-1])
-    done = subprocess.run([node, str(tsc), "-p", "."], cwd=CLIENT, capture_output=True,
-                          text=True, timeout=300)
+    return str(tsc)
+
+
+def test_the_declarations_compile_strict(node, tsc):
+    done = subprocess.run([node, tsc, "-p", "."], cwd=CLIENT, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+ESM_CALLER = """import { Client, UnknownOption } from "pcs-client";
+const client = new Client("http://127.0.0.1:9", "sbx_key.secret");
+try {
+  await client.cancel("REF-1", { expected_penalty_amount: 0 } as never);
+} catch (error) {
+  if (error instanceof UnknownOption) console.log(error.suggestion);
+}
+"""
+CJS_CALLER = """async function main(): Promise<void> {
+  const { Client } = await import("pcs-client");
+  console.log(typeof new Client("http://127.0.0.1:9", "sbx_key.secret").ping);
+}
+void main();
+"""
+
+
+def test_the_readmes_tsconfig_compiles_a_fresh_npm_project(node, tsc, tmp_path):
+    """The README's set-up as a new partner follows it: `npm init -y`, `npm pkg set
+    type=module`, `npm install` the client, the README's tsconfig.json; `tsc` compiles an ES
+    module and a CommonJS one (through import()) against the client, and both run."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("skipped: a fresh npm project needs npm, not found on PATH")
+    readme = (CLIENT / "README.md").read_text()
+    section = readme[readme.index("## An ES module"):]
+    tsconfig = json.loads(re.search(r"```json\n(.*?)```", section, re.S).group(1))
+    project = tmp_path / "partner"
+    project.mkdir()
+
+    def run(*command):
+        done = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+        return done.stdout
+
+    run(npm, "init", "-y")
+    run(npm, "pkg", "set", "type=module")
+    run(npm, "install", "--offline", "--no-audit", "--no-fund", str(CLIENT))
+    (project / "tsconfig.json").write_text(json.dumps(tsconfig))
+    (project / "src").mkdir()
+    (project / "src" / "index.ts").write_text(ESM_CALLER)
+    (project / "src" / "legacy.cts").write_text(CJS_CALLER)
+    run(node, tsc, "-p", ".")
+    assert run(node, "dist/index.js").strip() == "expectedPenaltyAmount"
+    assert run(node, "dist/legacy.cjs").strip() == "function"
 
 
 def test_the_client_has_no_runtime_dependencies():

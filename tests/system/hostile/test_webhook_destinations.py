@@ -2,28 +2,26 @@
 security boundary, checked at creation and again at every delivery, with the connection made to
 the address that was checked. The names below resolve through the senders' resolver seam (the
 service's own code, webhooks/destination.py), so a test decides what a name answers at
-delivery time; a name the system cannot resolve at all shows that nothing resolved it again."""
+delivery time; a name the system cannot resolve at all shows that nothing resolved it again.
+A refusal never tells the partner what a name resolved to, nor whether it resolved: the same
+words for every host that is not public. Loopback, the service's own machine, is refused unless
+the operator allows it (WEBHOOK_ALLOW_LOOPBACK), as these tests' receivers need."""
 
 from __future__ import annotations
 
-import datetime as dt
-import ssl
-
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from connectivity.auth.credentials import SigningVault
 from connectivity.webhooks.delivering import Senders
-from connectivity.webhooks.destination import RefusedDestination
 from devtools.webhook_receiver import receiver
+from tests.support.certificates import certificates
 from tests.support.envelope import API, assert_envelope_failure, assert_envelope_success
 from tests.webhooks.delivery import delivery_rows, record_event, run_rounds
 
 ENDPOINTS = f"{API}/webhook-endpoints"
 NAME = "hooks.partner.test"
+REFUSED = (f"refused by the URL rules: the host {NAME!r} is not a public address, nor a name "
+           "that resolves only to public addresses")
 
 
 class Answers:
@@ -35,9 +33,7 @@ class Answers:
 
     def __call__(self, host: str, port: int) -> list[str]:
         self.lookups.append((host, port))
-        if not self.addresses:
-            raise RefusedDestination(f"the host {host!r} does not resolve")
-        return list(self.addresses)
+        return list(self.addresses)  # none: the name does not resolve
 
 
 @pytest.fixture
@@ -48,7 +44,7 @@ def answers():
 @pytest.fixture
 def senders(db, settings, answers):
     made = Senders(db, SigningVault(settings.secret_key), (1,), concurrency=4, per_endpoint=2,
-                   resolver=answers)
+                   resolver=answers, allow_loopback=True)
     yield made
     made.close()
 
@@ -72,24 +68,21 @@ def _one_attempt(db, senders) -> dict:
     return delivery_rows(db)[0]
 
 
-@pytest.mark.parametrize("addresses, why", [
-    (["10.0.0.5"], "a private address"),
-    (["169.254.169.254"], "a link-local address"),
-    (["127.0.0.1", "192.168.0.10"], "a private address"),   # every address is checked
-    (["::ffff:10.0.0.5"], "a private address"),
-    (["0.0.0.0"], "an unspecified address"),
-    (["fd12::1"], "a private address"),
+@pytest.mark.parametrize("addresses", [
+    ["10.0.0.5"], ["169.254.169.254"], ["::ffff:10.0.0.5"], ["0.0.0.0"], ["fd12::1"],
+    ["127.0.0.1", "192.168.0.10"],   # every address is checked
+    ["93.184.216.34", "10.0.0.5"],
 ])
 def test_a_name_resolving_to_an_internal_address_at_delivery_is_refused(
-        client, db, keys, senders, answers, addresses, why):
+        client, db, keys, senders, answers, addresses):
     with receiver() as hook:
         port = hook.url.split(":")[2].split("/")[0]
         _endpoint_at(client, db, keys.acme_push, f"http://{NAME}:{port}/hook", hook.url)
         answers.addresses = addresses
         row = _one_attempt(db, senders)
     assert hook.received == []
-    assert row["last_error"].startswith("refused by the URL rules: ")
-    assert why in row["last_error"] and row["last_status_code"] is None
+    # Said as for any host that is not public: what the name resolved to is not told.
+    assert (row["last_error"], row["last_status_code"]) == (REFUSED, None)
     assert row["status"] == "pending"  # retried: the name may answer otherwise later
 
 
@@ -108,23 +101,40 @@ def test_the_connection_goes_to_the_checked_address_with_the_name_as_host(
     assert answers.lookups == [(NAME, int(port))]
 
 
-def test_a_name_that_stops_resolving_fails_the_attempt_saying_so(
+def test_a_name_that_stops_resolving_fails_the_attempt_as_an_internal_one_does(
         client, db, keys, senders, answers):
-    _endpoint_at(client, db, keys.acme_push, f"http://{NAME}/hook", "http://127.0.0.1:9/hook")
+    # The same words: a partner cannot tell the names the service's DNS knows from the others.
+    _endpoint_at(client, db, keys.acme_push, f"http://{NAME}/hook", "http://127.0.0.1:8080/hook")
     row = _one_attempt(db, senders)
-    assert "does not resolve" in row["last_error"]
+    assert row["last_error"] == REFUSED
 
 
-def test_a_production_endpoint_resolving_to_loopback_is_refused(
-        client, db, keys, senders, answers):
-    _endpoint_at(client, db, keys.prod_push, f"https://{NAME}/hook",
-                 "https://93.184.216.34/hook")
-    answers.addresses = ["127.0.0.1"]
-    record_event(db, "mapping.paused", environment="production",
-                 data={"hotel_code": "ACME-MAD"})
-    run_rounds(db, senders, lambda: delivery_rows(db)
-               and delivery_rows(db)[0]["last_error"] is not None)
-    assert "a loopback address" in delivery_rows(db)[0]["last_error"]
+@pytest.mark.parametrize("environment, allowed", [
+    ("sandbox", False), ("production", False), ("production", True)])
+def test_loopback_is_refused_at_delivery_unless_allowed_for_a_sandbox_key(
+        client, db, keys, settings, answers, environment, allowed):
+    """Loopback is the service's own machine: a delivery goes there only for a sandbox key, and
+    only where WEBHOOK_ALLOW_LOOPBACK is on (the other position is
+    test_the_connection_goes_to_the_checked_address_with_the_name_as_host)."""
+    senders = Senders(db, SigningVault(settings.secret_key), (1,), concurrency=2, per_endpoint=1,
+                      resolver=answers, allow_loopback=allowed)
+    try:
+        with receiver() as hook:
+            port = hook.url.split(":")[2].split("/")[0]
+            key, hotel = ((keys.acme_push, "ACME-LIS") if environment == "sandbox"
+                          else (keys.prod_push, "ACME-MAD"))
+            scheme = "http" if environment == "sandbox" else "https"
+            _endpoint_at(client, db, key, f"{scheme}://{NAME}:{port}/hook",
+                         "https://93.184.216.34/hook")
+            answers.addresses = ["127.0.0.1"]
+            record_event(db, "mapping.paused", environment=environment,
+                         data={"hotel_code": hotel})
+            run_rounds(db, senders, lambda: delivery_rows(db)
+                       and delivery_rows(db)[0]["last_error"] is not None)
+    finally:
+        senders.close()
+    assert hook.received == []
+    assert delivery_rows(db)[0]["last_error"] == REFUSED
 
 
 def test_a_production_endpoint_with_an_http_url_is_refused_at_delivery(
@@ -150,36 +160,14 @@ def test_production_creation_refuses_internal_destinations(client, keys):
         error = assert_envelope_failure(client.post(ENDPOINTS, headers=keys.prod_push, json={
             "url": url, "event_types": ["mapping.paused"]}), 422, "validation_failed")
         assert list(error["details"]["fields"]) == ["url"], url
-
-
-def _certificates(tmp_path, name: str):
-    """A CA of the test's own, and a server certificate it signed for `name`: (the server's TLS
-    context, a client context trusting the CA)."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    now = dt.datetime.now(dt.timezone.utc)
-
-    def certificate(subject: str, issuer: str, public_key, ca: bool, san: str | None):
-        builder = (x509.CertificateBuilder()
-                   .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
-                   .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
-                   .public_key(public_key).serial_number(x509.random_serial_number())
-                   .not_valid_before(now - dt.timedelta(minutes=5))
-                   .not_valid_after(now + dt.timedelta(hours=1))
-                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
-        if san is not None:
-            builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName(san)]),
-                                            critical=False)
-        return builder.sign(key, hashes.SHA256())
-    ca = certificate("test CA", "test CA", key.public_key(), True, None)
-    leaf = certificate(name, "test CA", key.public_key(), False, name)
-    pem = serialization.Encoding.PEM
-    (tmp_path / "leaf.pem").write_bytes(leaf.public_bytes(pem))
-    (tmp_path / "key.pem").write_bytes(key.private_bytes(
-        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server.load_cert_chain(tmp_path / "leaf.pem", tmp_path / "key.pem")
-    client = ssl.create_default_context(cadata=ca.public_bytes(pem).decode())
-    return server, client
+        (message,) = error["details"]["fields"]["url"]
+        # "0", "2130706433" and "0x7f000001" are names the system resolves to 127.0.0.1 and
+        # 0.0.0.0: never said.
+        if url.startswith("https://"):
+            assert message.endswith("is not a public address, nor a name that resolves only to "
+                                    "public addresses"), (url, message)
+        for resolved in ("127.0.0.1", "0.0.0.0"):
+            assert resolved in url or resolved not in message, (url, message)
 
 
 @pytest.mark.parametrize("certified_for, delivered", [(NAME, True), ("other.test", False)])
@@ -187,14 +175,14 @@ def test_https_to_the_checked_address_verifies_the_urls_hostname(
         client, db, keys, settings, answers, tmp_path, certified_for, delivered):
     """The connection goes to the address checked, and TLS is verified for the URL's hostname
     (sent as SNI): a certificate for another name is refused although the address is right."""
-    server_tls, client_tls = _certificates(tmp_path, certified_for)
+    server_tls, client_tls = certificates(tmp_path, certified_for)
     senders = Senders(db, SigningVault(settings.secret_key), (1,), concurrency=2, per_endpoint=1,
-                      resolver=answers, tls=client_tls)
+                      resolver=answers, allow_loopback=True, tls=client_tls)
     try:
         with receiver(tls=server_tls) as hook:
             port = hook.url.split(":")[2].split("/")[0]
             _endpoint_at(client, db, keys.acme_push, f"https://{NAME}:{port}/hook",
-                         "http://127.0.0.1:9/hook")
+                         "http://127.0.0.1:8080/hook")
             answers.addresses = ["127.0.0.1"]
             record_event(db, "mapping.paused", data={"hotel_code": "ACME-LIS"})
             run_rounds(db, senders, lambda: delivery_rows(db)

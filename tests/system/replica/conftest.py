@@ -85,14 +85,17 @@ def cluster(topology):
 
 @pytest.fixture
 def make_replica_app(settings, cluster):
-    """make_replica_app(max_lag_seconds) -> an app on the cluster: decisions on the primary,
-    reads on the replica while it lags no more than max_lag_seconds."""
+    """make_replica_app(max_lag_seconds, read_model) -> an app on the cluster: decisions on the
+    primary, reads on the replica while it lags no more than max_lag_seconds and holds every
+    acknowledged write."""
     made = []
 
-    def make(max_lag_seconds: float = 1.0):
+    def make(max_lag_seconds: float = 1.0, read_model: bool = False):
+        # Without the search model by default: search then reads through the read target, the
+        # routing under test (the model catches up from the primary whatever the target).
         application = create_app(dataclasses.replace(
             settings, database_url=cluster.primary_url, database_read_url=cluster.replica_url,
-            read_max_lag_seconds=max_lag_seconds))
+            read_max_lag_seconds=max_lag_seconds, search_read_model=read_model))
         made.append(application)
         return application
     yield make

@@ -1,6 +1,7 @@
-"""Reads on a real streaming replica (contract 11.5): served there while it keeps up, moved to
-the primary while it lags or is down and back by themselves, and never a cause of overselling,
-since every booking is decided on the primary."""
+"""Reads on a real streaming replica (contract 11.5): served there while it keeps up and holds
+every acknowledged write (13.1), moved to the primary while it lags, lacks such a write or is
+down, and back by themselves; never a cause of overselling, since every booking is decided on
+the primary."""
 
 from __future__ import annotations
 
@@ -104,7 +105,7 @@ def test_reads_are_served_by_the_replica_and_decisions_by_the_primary(cluster,
     rates = client.post(f"{API}/availability/rates", json={"hotel_code": "ACME-LIS", **stay()},
                         headers=headers)
     assert rates.status_code == 200, rates.json
-    # Rates from the read model: its catch-up and the hotel's load, through the read target
+    # Rates' statements, through the read target
     assert reads("replica") > before + 2 and reads("primary") == primary_before
     assert book(client, headers, "REPLICA-1").status_code == 201
 
@@ -126,44 +127,53 @@ def test_reads_are_served_by_the_replica_and_decisions_by_the_primary(cluster,
     assert "pcs_read_replica_fallback 0.0" in page
 
 
-def test_a_stale_read_never_oversells(cluster, make_replica_app):
-    """Replay paused: the replica still shows the last room and the old price after the
-    primary sold it and repriced; every booking from those offers is refused, nothing taken."""
-    application = make_replica_app(max_lag_seconds=3600)  # stays on the stale replica
+def test_a_replica_that_lacks_an_acknowledged_write_answers_nothing(cluster, make_replica_app):
+    """Replay paused: the replica still shows the last room after the primary sold it. From the
+    booking's 201 on, every read comes from the primary and shows it sold (contract 13.1); a
+    booking from the offer read before is refused, nothing taken."""
+    application = make_replica_app(max_lag_seconds=3600)  # the lag alone would keep the replica
     headers = seed(application)
     lisbon(application, available=1)
     cluster.replica_caught_up()
     client = application.test_client()
+    hotel, served = search(client, headers)
+    assert served == "replica" and hotel["available"] is True
     cluster.on_replica("SELECT pg_wal_replay_pause()")
 
     assert book(client, headers, "FIRST").status_code == 201
     assert primary_inventory(cluster) == [0, 0]
     hotel, served = search(client, headers)
-    assert served == "replica"
-    assert hotel["available"] is True and hotel["lowest_total_amount"] == 200  # stale
+    assert served == "primary" and hotel["available"] is False
+    before = reads("replica")
     rates = client.post(f"{API}/availability/rates", json={"hotel_code": "ACME-LIS", **stay()},
                         headers=headers).json["data"]
+    assert reads("replica") == before
     [dbl] = [r for r in rates["room_types"] if r["room_type_code"] == "ACME-DBL"]
     [bar] = [p for p in dbl["rate_plans"] if p["rate_plan_code"] == "ACME-BAR"]
-    assert bar["sellable"] is True and [n["available_rooms"] for n in bar["nights"]] == [1, 1]
+    assert bar["sellable"] is False and [n["available_rooms"] for n in bar["nights"]] == [0, 0]
 
-    quote = client.post(f"{API}/bookings/quote", json={
-        "hotel_code": "ACME-LIS", "room_type_code": "ACME-DBL", "rate_plan_code": "ACME-BAR",
-        **stay()}, headers=headers)
-    assert quote.status_code == 409 and quote.json["error"]["code"] == "sold_out"
-    late = book(client, headers, "FROM-STALE-OFFER", total=bar["total_amount"])
+    late = book(client, headers, "FROM-EARLIER-OFFER", total=200)
     assert late.status_code == 409 and late.json["error"]["code"] == "sold_out"
-    assert primary_inventory(cluster) == [0, 0]
-    assert booking_count(cluster) == 1
+    assert primary_inventory(cluster) == [0, 0] and booking_count(cluster) == 1
 
-    # Repriced and a room back on the primary; the replica still says 100 a night.
-    lisbon(application, available=1, rate="120.00")
-    hotel, served = search(client, headers)
-    assert served == "replica" and hotel["lowest_total_amount"] == 200
-    repriced = book(client, headers, "AT-STALE-PRICE", total=200)
-    assert repriced.status_code == 409 and repriced.json["error"]["code"] == "price_mismatch"
-    assert repriced.json["error"]["details"]["total_amount"] == 240
-    assert primary_inventory(cluster) == [1, 1] and booking_count(cluster) == 1
+    # Replayed past the booking: the replica answers again.
+    cluster.on_replica("SELECT pg_wal_replay_resume()")
+    assert until("replica", client, headers)["available"] is False
+
+
+def test_the_read_model_catches_up_from_the_primary(cluster, make_replica_app):
+    """With the search model on and the replica paused, a booking shows at once in search and
+    rates: the model catches up from the primary, never from the replica."""
+    application = make_replica_app(max_lag_seconds=3600, read_model=True)
+    headers = seed(application)
+    lisbon(application, available=1)
+    cluster.replica_caught_up()
+    client = application.test_client()
+    assert search(client, headers)[0]["available"] is True
+    cluster.on_replica("SELECT pg_wal_replay_pause()")
+    assert book(client, headers, "MODEL-1").status_code == 201
+    assert search(client, headers)[0]["available"] is False
+    cluster.on_replica("SELECT pg_wal_replay_resume()")
 
 
 def test_reads_leave_a_lagging_replica_and_come_back_when_it_catches_up(cluster,
@@ -177,10 +187,14 @@ def test_reads_leave_a_lagging_replica_and_come_back_when_it_catches_up(cluster,
 
     cluster.on_replica("SELECT pg_wal_replay_pause()")
     assert book(client, headers, "DURING-LAG-1").status_code == 201  # WAL the replica holds back
-    hotel = until("primary", client, headers)
-    lag = REGISTRY.get_sample_value("pcs_read_replica_lag_seconds")
-    assert lag > 1 and REGISTRY.get_sample_value("pcs_read_replica_fallback") == 1
-    assert hotel["available"] is True
+    hotel, served = search(client, headers)  # the booking is not on the replica: at once
+    assert served == "primary" and hotel["available"] is True
+    deadline = time.monotonic() + GIVE_UP_SECONDS
+    while REGISTRY.get_sample_value("pcs_read_replica_fallback") != 1:  # the lag seen too
+        assert time.monotonic() < deadline, "the lag was never seen"
+        search(client, headers)
+        time.sleep(0.1)
+    assert REGISTRY.get_sample_value("pcs_read_replica_lag_seconds") > 1
     assert book(client, headers, "DURING-LAG-2").status_code == 201
     assert primary_inventory(cluster) == [3, 3]
 

@@ -3,48 +3,22 @@ newcomer does: authorize with a signed push key's whole token (as the dialog ask
 and GET /ari/batches/{batchId}, and read back a 202 and then `applied`; read ARI back with the
 optional filters left as the page leaves them (empty); authorize both keys, call search and get
 the documented 401 `multiple_credentials`; follow an error's `doc_url` to its section. Runs
-wherever a Chromium is found (`chromium` on PATH, or CHROMIUM_PATH); says plainly that it was
-skipped otherwise. CI installs Debian's `chromium`."""
+wherever a Chromium is found (`chromium` on PATH, or CHROMIUM_PATH: devtools/browser.py); says
+plainly that it was skipped otherwise. CI installs Debian's `chromium`."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
-import shutil
 import time
 
 import pytest
 
+from tests.support.browser import browser, browser_page  # noqa: F401 - fixtures
 from tests.support.live_service import live_origin, worker  # noqa: F401 - fixtures
 
 API = "/api/connectivity/v1"
-
-
-def chromium_path() -> str:
-    for candidate in (os.environ.get("CHROMIUM_PATH"), shutil.which("chromium"),
-                      shutil.which("chromium-browser"), shutil.which("google-chrome")):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    pytest.skip("skipped: no Chromium found (install Debian's `chromium`, or set CHROMIUM_PATH)")
-
-
-@pytest.fixture
-def browser_page():
-    executable = chromium_path()
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="skipped: the playwright package is not installed")
-    with sync_api.sync_playwright() as playwright:
-        # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-        browser = playwright.chromium.launch(executable_path=executable, headless=True,
-                                             args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            page.set_default_timeout(60_000)
-            yield page
-        finally:
-            browser.close()
 
 
 def response_of(block):
@@ -161,10 +135,10 @@ def test_both_keys_authorized_get_the_documented_answer(browser_page, live_origi
     assert status == "401", body
     error = json.loads(body)["error"]
     assert error["code"] == "multiple_credentials"
-    assert error["doc_url"] == f"{API}/docs#error-multiple_credentials"
+    assert error["doc_url"] == f"{live_origin}{API}/docs#error-multiple_credentials"
 
-    # The link leads to the code's section, in view once the page has rendered.
-    page.goto(f"{live_origin}{error['doc_url']}")
+    # The link, absolute, leads to the code's section, in view once the page has rendered.
+    page.goto(error["doc_url"])
     page.locator(".swagger-ui .information-container").wait_for()
     section = page.locator("#error-multiple_credentials")
     section.wait_for()

@@ -71,6 +71,13 @@ def test_the_address_and_the_api_root_lead_to_the_docs_page(client, path):
     assert client.get(path, follow_redirects=True).status_code == 200
 
 
+def test_the_favicon_a_browser_asks_for_answers_no_content(client):
+    response = client.get("/favicon.ico")
+    assert (response.status_code, response.get_data()) == (204, b"")
+    assert response.headers["Cache-Control"] == "public, max-age=86400"
+    assert response.headers["X-Request-Id"]   # answered like any other request
+
+
 def test_the_api_root_takes_no_other_method(client):
     response = client.post(API, json={})
     assert_envelope_failure(response, 405, "method_not_allowed")
@@ -98,7 +105,8 @@ def test_each_error_body_links_to_its_section(client, catalog, issue):
     for answer in answers:
         error = answer.get_json()["error"]
         path, _, anchor = error["doc_url"].partition("#")
-        assert path == DOCS and anchor == f"error-{error['code']}" and anchor in sections
+        assert path == f"http://localhost{DOCS}" and anchor == f"error-{error['code']}"
+        assert anchor in sections
 
 
 def test_the_signed_scheme_asks_for_the_whole_token(client):

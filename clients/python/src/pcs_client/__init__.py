@@ -1,7 +1,7 @@
 """Python client of the Partner Connectivity Service API v1 (`pip install ./clients/python`)."""
 
 from .client import API_PREFIX, Client
-from .errors import ApiError, ClockSkewError, InvalidRequest, PcsError
+from .errors import ApiError, ClockSkewError, InvalidRequest, PcsError, UnknownOption
 from .models import (Batch, BatchAccepted, Booking, BookingResult, CancelResult, Change, Event,
                      Hotel, HotelAvailability, HotelBooking, Night, Ping, Quote, RatePlanOffer,
                      RatesResult, RejectedItem, ReservationRecord, ReservationVersion,
@@ -13,5 +13,5 @@ __all__ = ["API_PREFIX", "ApiError", "Batch", "BatchAccepted", "Booking", "Booki
            "CancelResult", "Change", "Client", "Event", "Hotel", "ClockSkewError",
            "HotelAvailability", "HotelBooking", "InvalidRequest", "Night", "PcsError", "Ping",
            "Quote", "RatePlanOffer", "RatesResult", "RejectedItem", "ReservationRecord",
-           "ReservationVersion", "SearchResult", "WebhookVerificationError", "Whoami",
-           "signed_headers", "string_to_sign", "verify_webhook"]
+           "ReservationVersion", "SearchResult", "UnknownOption", "WebhookVerificationError",
+           "Whoami", "signed_headers", "string_to_sign", "verify_webhook"]

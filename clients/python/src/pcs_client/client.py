@@ -23,6 +23,7 @@ import httpx
 
 from . import models
 from .errors import ApiError, ClockSkewError, InvalidRequest, PcsError
+from .options import checks_options
 from .signing import signed_headers
 
 API_PREFIX = "/api/connectivity/v1"
@@ -46,11 +47,20 @@ def _day(value: Any) -> str:
     return value.isoformat() if isinstance(value, dt.date) else str(value)
 
 
+def _given(**fields: Any) -> dict[str, Any]:
+    """`fields` without the ones left out (None): the service's defaults apply."""
+    return {name: value for name, value in fields.items() if value is not None}
+
+
 class Client:
     """`token`: the key as issued, `<key_id>.<secret>`. `signed`: sign every request (required
     for keys with `requires_signature`, allowed for any key). `http`: an httpx.Client of your
-    own (proxies, transports); `sleep`: how to wait between attempts."""
+    own (proxies, transports); `sleep`: how to wait between attempts.
 
+    Every keyword option is checked: one a call does not take raises UnknownOption (a
+    TypeError) naming the nearest one, before anything is sent."""
+
+    @checks_options
     def __init__(self, base_url: str, token: str, *, signed: bool = False,
                  timeout: float = 30.0, max_attempts: int = 4, max_retry_seconds: float = 60.0,
                  sandbox_scenario: Optional[str] = None, clock_offset: float = 0.0,
@@ -96,6 +106,7 @@ class Client:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    @checks_options
     def request(self, method: str, path: str, *, body: Any = None,
                 query: Optional[dict] = None, repeatable: Optional[bool] = None) -> dict:
         """Send one operation (with retries) and answer its `data`; raise ApiError otherwise.
@@ -177,6 +188,7 @@ class Client:
         server = self.ping().server_time.timestamp()
         return server - (sent + time.time()) / 2
 
+    @checks_options
     def check_clock(self, tolerance: float = SIGNED_CLOCK_TOLERANCE / 2) -> float:
         """The skew, or ClockSkewError when it is over `tolerance` seconds (signed requests are
         refused past 300 s; the default leaves room for drift)."""
@@ -195,36 +207,43 @@ class Client:
         return models.Hotel.from_data(self.request(
             "GET", "/mapping/hotels/" + quote_path(hotel_code, safe=""))["hotel"])
 
+    @checks_options
     def search(self, hotel_codes: Sequence[str], check_in, check_out, *, rooms: int = 1,
-               occupancy: Sequence[dict] = ({"adults": 2},), **options) -> models.SearchResult:
-        """`options`: currency, nationality (as the description names them)."""
+               occupancy: Sequence[dict] = ({"adults": 2},), currency: Optional[str] = None,
+               nationality: Optional[str] = None) -> models.SearchResult:
         body = {"hotel_codes": list(hotel_codes), "check_in": _day(check_in),
                 "check_out": _day(check_out), "rooms": rooms, "occupancy": list(occupancy),
-                **options}
+                **_given(currency=currency, nationality=nationality)}
         return models.SearchResult.from_data(
             self.request("POST", "/availability/search", body=body, repeatable=True))
 
+    @checks_options
     def rates(self, hotel_code: str, check_in, check_out, *, rooms: int = 1,
-              occupancy: Sequence[dict] = ({"adults": 2},), **options) -> models.RatesResult:
-        """`options`: currency, nationality, room_type_codes, rate_plan_codes."""
+              occupancy: Sequence[dict] = ({"adults": 2},), currency: Optional[str] = None,
+              nationality: Optional[str] = None, room_type_codes: Optional[Sequence[str]] = None,
+              rate_plan_codes: Optional[Sequence[str]] = None) -> models.RatesResult:
         body = {"hotel_code": hotel_code, "check_in": _day(check_in),
                 "check_out": _day(check_out), "rooms": rooms, "occupancy": list(occupancy),
-                **options}
+                **_given(currency=currency, nationality=nationality,
+                         room_type_codes=room_type_codes, rate_plan_codes=rate_plan_codes)}
         return models.RatesResult.from_data(
             self.request("POST", "/availability/rates", body=body, repeatable=True))
 
+    @checks_options
     def quote(self, hotel_code: str, room_type_code: str, rate_plan_code: str, check_in,
               check_out, *, rooms: int = 1, occupancy: Sequence[dict] = ({"adults": 2},),
-              **options) -> models.Quote:
+              currency: Optional[str] = None, nationality: Optional[str] = None) -> models.Quote:
         body = {"hotel_code": hotel_code, "room_type_code": room_type_code,
                 "rate_plan_code": rate_plan_code, "check_in": _day(check_in),
                 "check_out": _day(check_out), "rooms": rooms, "occupancy": list(occupancy),
-                **options}
+                **_given(currency=currency, nationality=nationality)}
         return models.Quote.from_data(
             self.request("POST", "/bookings/quote", body=body, repeatable=True))
 
+    @checks_options
     def book(self, quote: models.Quote, *, guests: Sequence[dict], contact: dict,
-             partner_reference: Optional[str] = None, **options) -> models.BookingResult:
+             partner_reference: Optional[str] = None, special_requests: Optional[str] = None,
+             arrival_time: Optional[str] = None) -> models.BookingResult:
         """Book a quoted stay at its quoted price. One `partner_reference` (made here when not
         given) for every attempt: a retry after a lost answer gets the booking back
         (`idempotent_replay`), never a second one."""
@@ -234,7 +253,8 @@ class Client:
                 "rate_plan_code": quote.rate_plan_code, "check_in": _day(quote.check_in),
                 "check_out": _day(quote.check_out), "rooms": quote.rooms,
                 "total_amount": quote.total_amount, "currency": quote.currency,
-                "guests": list(guests), "contact": contact, **options}
+                "guests": list(guests), "contact": contact,
+                **_given(special_requests=special_requests, arrival_time=arrival_time)}
         data = self.request("POST", "/bookings", body=body, repeatable=True)
         return models.BookingResult(models.Booking.from_data(data["booking"]),
                                     data["idempotent_replay"], data.get("request_differs", False))
@@ -243,11 +263,17 @@ class Client:
         path = "/bookings/" + self._path_segment(partner_reference, REFERENCE_RE, "reference")
         return models.Booking.from_data(self.request("GET", path)["booking"])
 
-    def list_bookings(self, **filters) -> Iterator[models.Booking]:
-        """Every booking of the caller matching `filters` (hotel_code, status, created_from,
-        created_to, check_in_from, check_in_to; dates and timestamps as objects or ISO text),
-        oldest created first, following the pages (contract 12.1)."""
-        yield from map(models.Booking.from_data, self._pages("/bookings", "bookings", filters))
+    @checks_options
+    def list_bookings(self, *, hotel_code: Optional[str] = None, status: Optional[str] = None,
+                      created_from=None, created_to=None, check_in_from=None, check_in_to=None,
+                      limit: Optional[int] = None) -> Iterator[models.Booking]:
+        """Every booking of the caller matching the filters given (dates and timestamps as
+        objects or ISO text), oldest created first, following the pages (contract 12.1). The
+        filters are checked at the call, before the first page is read."""
+        return map(models.Booking.from_data, self._pages("/bookings", "bookings", dict(
+            hotel_code=hotel_code, status=status, created_from=created_from,
+            created_to=created_to, check_in_from=check_in_from, check_in_to=check_in_to,
+            limit=limit)))
 
     def _pages(self, path: str, items: str, filters: dict) -> Iterator[dict]:
         """Every entry of a cursor-paged listing, following `next_cursor` with the same
@@ -263,6 +289,7 @@ class Client:
                 return
             cursor = page["next_cursor"]
 
+    @checks_options
     def cancel(self, partner_reference: str, *, expected_penalty_amount=None,
                currency: Optional[str] = None, reason: Optional[str] = None
                ) -> models.CancelResult:
@@ -275,6 +302,7 @@ class Client:
                                    models._money(data["penalty_amount"]), data["currency"],
                                    data["idempotent_replay"])
 
+    @checks_options
     def changes(self, cursor: Optional[str] = None, *, limit: Optional[int] = None,
                 poll_seconds: Optional[float] = None) -> Iterator[tuple[models.Change, str]]:
         """The change feed (contract 11.3): (change, cursor to resume after it), oldest first.
@@ -287,6 +315,7 @@ class Client:
                                          {"limit": limit}, poll_seconds):
             yield models.Change.from_data(entry), after
 
+    @checks_options
     def events(self, cursor: Optional[str] = None, *, start: str = "oldest",
                types: Optional[Sequence[str]] = None, limit: Optional[int] = None,
                poll_seconds: Optional[float] = None) -> Iterator[tuple[models.Event, str]]:
@@ -328,17 +357,22 @@ class Client:
                             body={"hotel_code": hotel_code, "items": list(items)})
         return models.BatchAccepted(data["batch_id"], data["status"], data["item_count"])
 
-    def list_hotel_bookings(self, **filters) -> Iterator[models.HotelBooking]:
+    @checks_options
+    def list_hotel_bookings(self, *, hotel_code: Optional[str] = None,
+                            status: Optional[str] = None, acknowledged: Optional[bool] = None,
+                            limit: Optional[int] = None) -> Iterator[models.HotelBooking]:
         """The bookings other partners made on the hotels whose bookings you receive
-        (contract 13.2), matching `filters` (hotel_code, status, acknowledged: False for what
-        your property system still has to load), oldest first, following the pages."""
-        yield from map(models.HotelBooking.from_data,
-                       self._pages("/hotel-bookings", "hotel_bookings", filters))
+        (contract 13.2), matching the filters given (`acknowledged=False`: what your property
+        system still has to load), oldest first, following the pages."""
+        return map(models.HotelBooking.from_data, self._pages(
+            "/hotel-bookings", "hotel_bookings", dict(hotel_code=hotel_code, status=status,
+                                                      acknowledged=acknowledged, limit=limit)))
 
     def hotel_booking(self, confirmation_number: str) -> models.HotelBooking:
         return models.HotelBooking.from_data(self.request(
             "GET", self._hotel_booking_path(confirmation_number))["hotel_booking"])
 
+    @checks_options
     def acknowledge(self, confirmation_number: str, status: str, *,
                     hotel_confirmation_code: Optional[str] = None) -> models.HotelBooking:
         """Say your property system has loaded the booking in `status`, optionally with the
@@ -366,6 +400,7 @@ class Client:
         path = "/ari/batches/" + self._path_segment(batch_id, BATCH_ID_RE, "batch id")
         return models.Batch.from_data(self.request("GET", path))
 
+    @checks_options
     def wait_for_batch(self, batch_id: str, *, timeout: float = 60.0,
                        every: float = 0.5) -> models.Batch:
         """Read the batch until its outcome is final; PcsError after `timeout` seconds."""

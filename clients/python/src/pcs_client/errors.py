@@ -15,6 +15,18 @@ class InvalidRequest(PcsError, ValueError):
     booking reference that would not fit in its path."""
 
 
+class UnknownOption(InvalidRequest, TypeError):
+    """A keyword the call does not take, refused before anything is sent: `option` is the one
+    given, `suggestion` the known one nearest to it, `known` every one the call takes."""
+
+    def __init__(self, call: str, option: str, known: tuple[str, ...], suggestion: str):
+        super().__init__(f"{call}: unknown option {option!r}; did you mean {suggestion!r}? "
+                         f"(it takes {', '.join(known)})")
+        self.option = option
+        self.suggestion = suggestion
+        self.known = known
+
+
 class ApiError(PcsError):
     """The service answered with its failure envelope."""
 

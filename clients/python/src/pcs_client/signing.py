@@ -9,6 +9,8 @@ import hmac
 import secrets
 import time
 
+from .options import checks_options
+
 
 def string_to_sign(method: str, path_and_query: str, timestamp: str, nonce: str,
                    body: bytes) -> str:
@@ -20,6 +22,7 @@ def signature(secret: str, message: str) -> str:
     return hmac.new(secret.encode("utf-8"), message.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+@checks_options
 def signed_headers(key_id: str, secret: str, method: str, path_and_query: str, body: bytes,
                    *, timestamp: int | None = None, nonce: str | None = None) -> dict[str, str]:
     """The four headers of a signed request. A fresh nonce each call: the service refuses a

@@ -14,6 +14,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from .options import checks_options
+
 SECRET_PREFIX = "whsec_"
 DEFAULT_TOLERANCE_SECONDS = 300
 
@@ -22,6 +24,7 @@ class WebhookVerificationError(ValueError):
     """The delivery is not the service's, or not a recent one: answer 400 and drop it."""
 
 
+@checks_options
 def verify_webhook(headers: Mapping[str, str], body: bytes | str, secret: str, *,
                    tolerance_seconds: int = DEFAULT_TOLERANCE_SECONDS,
                    now: float | None = None) -> dict[str, Any]:

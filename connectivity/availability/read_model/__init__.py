@@ -1,0 +1,33 @@
+"""Search's read model: the grids (availability/grid.py) of the properties searched, held in the
+web process and kept current by the change feed's log, so that a search of 200 hotels reads
+no day row from PostgreSQL. Rates reads one hotel's days and catalogue from it too
+(`SearchModel.selling`, `Held.rate_offers`, `SearchModel.stay_days`; availability/rates.py).
+
+One job a file: model.py (its state), answering.py (search and rates from what it holds),
+catching_up.py (the change log replayed onto it), loading.py (hotels loaded and held), held.py
+(what a request reads of one held hotel), rows.py (statement rows to arrays and objects),
+metrics.py.
+
+Freshness (contract 13.1): a request catches up first unless the model's last catch-up began
+under the read fence's token the request read (store/read_fence.py): every write acknowledged
+before the request began had then committed before that catch-up read the log. A catch-up reads
+the changes after the model's position and reloads what they name, a hotel's changed days, or
+the whole hotel for a catalogue (`content`) or pause (`distribution`) change. Every committed
+ARI apply, booking, cancellation, pushed reservation, pause and catalogue load writes such a row
+in its own transaction. Unlike the feed, which serves only what lies below each origin's
+horizon, the model applies a change as soon as it has committed and reads it again, without
+applying it, until the horizon passes it: a long transaction anywhere on the node holds the
+feed back, not search. Loads and catch-ups run one at a time under one lock, so a change read
+before a load is reflected in it (the load's snapshot is later) and one read after it is
+replayed onto it.
+
+Exactness: what the model does not hold exactly, or at all, goes to the reference statement
+(search.sql) for those hotels only: a hotel not loaded yet (loaded in the background for the
+next searches), a stay outside the loaded days, a price the integer layout cannot hold. FX
+rates are never kept: a search that converts reads them."""
+
+from connectivity.availability.read_model.held import Held, RatesCatalogue
+from connectivity.availability.read_model.metrics import HOTELS, RATES
+from connectivity.availability.read_model.model import SearchModel
+
+__all__ = ["HOTELS", "RATES", "Held", "RatesCatalogue", "SearchModel"]

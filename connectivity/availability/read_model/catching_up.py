@@ -1,0 +1,208 @@
+"""Keeping the model current with the change log (a mixin of SearchModel): when a request's read
+fence differs from the last catch-up's, and at least every `refresh_seconds`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Iterable
+
+import numpy as np
+import psycopg
+
+from connectivity.availability.feed_cursor import Position
+from connectivity.logtail.tail import horizons_and_next
+from connectivity.availability.grid import NONE
+from connectivity.store.queries import queries
+from connectivity.availability.read_model.metrics import CATCH_UPS, REFRESHED
+from connectivity.availability.read_model.rows import (fill_days)
+
+PAGE = 2000                # changes read per query while catching up
+START = Position(0, 0)
+
+class CatchingUp:
+    """SearchModel's catch-ups (read_model/model.py holds its state)."""
+
+    def refresh(self, fence: bytes | None) -> None:
+        """Catch up with the change log unless the last catch-up began under `fence`, the read
+        fence's token the request read before it got here (store/read_fence.py): then every
+        write acknowledged before the request had committed before that catch-up read the log.
+        Any other token (None: Redis did not answer) waits for a catch-up that began after it
+        was read: its own, or one another thread began under the same token meanwhile.
+        Besides, at least every `refresh_seconds`, without waiting for a catch-up under way:
+        that one only bounds what a writer that died before moving the fence can hide."""
+        if fence is not None and fence == self._fence:
+            if self._clock() - self._refreshed < self._refresh_seconds:
+                return
+            if not self._lock.acquire(blocking=False):
+                return  # another thread is catching up (or loading): current as it is
+        else:
+            self._lock.acquire()
+            if fence is not None and fence == self._fence:
+                self._lock.release()  # caught up under this token while this one waited
+                return
+        try:
+            self._catch_up_alone(fence)
+        finally:
+            self._lock.release()
+
+    def _catch_up_alone(self, fence: bytes | None) -> None:
+        """A request's catch-up, on the model's own connection (autocommit: one round trip a
+        statement, where a pooled transaction adds a check, BEGIN and COMMIT), made again once
+        when found broken. Light while the horizons were read less than `refresh_seconds`
+        ago: only the changes after the position (below)."""
+        light = self._clock() - self._horizons_read < self._refresh_seconds
+        if self._connect is None:  # no connection of its own: a pooled transaction
+            with self._reads.connection() as conn:
+                self._catch_up(conn, fence, light=light)
+            return
+        for attempt in (1, 2):
+            if self._conn is None or self._conn.closed or self._conn.broken:
+                self._conn = self._connect()
+            try:
+                self._catch_up(self._conn, fence, light=light)
+                return
+            except psycopg.OperationalError:
+                self._conn.close()
+                self._conn = None
+                if attempt == 2:
+                    raise
+
+    def _catch_up(self, conn, fence: bytes | None = None, *, light: bool = False) -> None:
+        """Replay what committed since the position. In full, the horizons first: the position
+        moves past what lies below them. Light (between full ones, a request whose read fence
+        moved), the changes alone: one statement, and no call to every Citus worker for its
+        horizon. Whatever has committed is applied either way; the light one only leaves the
+        position where it was, so what it applied is remembered (`_ahead`) until a full one
+        passes it."""
+        # What the catch-up reads is as of its start: staleness runs from there, and the next
+        # one is due `refresh_seconds` after this one began, not after it ended.
+        began, began_at, timer = self._clock(), time.time(), time.perf_counter()
+        if light and self._positions is not None:
+            self._replay(conn, {}, {})
+        else:
+            queries().availability.model_catch_up_settings(conn)
+            horizons, next_xids = horizons_and_next(conn)
+            if self._positions is not None and any(
+                    h.xid < self._positions.get(o, START).xid for o, h in horizons.items()):
+                # A snapshot behind what the model holds (a database restored to an earlier
+                # point: web processes are restarted after a restore, docs/operations.md 5.6).
+                return
+            if self._positions is None or self._pruned_past(conn):
+                # First use, or changes lost to pruning: start empty from the horizons.
+                self._drop_all()
+                self._positions, self._ahead = dict(horizons), {}
+            else:
+                self._replay(conn, horizons, next_xids)
+            self._horizons_read = began
+        self._refreshed = began
+        if fence is not None:  # else the token it had still holds: this only went further
+            self._fence = fence
+        REFRESHED.set(began_at)
+        CATCH_UPS.observe(time.perf_counter() - timer)
+
+    def _pruned_past(self, conn) -> bool:
+        # Pruning keeps 7 days: looking once a minute is ample, and spares every search a read.
+        if time.monotonic() - self._pruning_checked < 60:
+            return False
+        self._pruning_checked = time.monotonic()
+        return any(self._positions.get(m["origin"], START).xid <= int(m["through_xid"])
+                   for m in queries().availability.feed_pruned(conn))
+
+    def _replay(self, conn, horizons: dict[int, Position], next_xids: dict[int, int]) -> None:
+        """Apply every committed change after the position. Below an origin's horizon a change
+        is final and the position moves past it; at or above it (a transaction older than it
+        still runs, anywhere on the node) it is applied now and remembered, so that it is not
+        applied again while it is read again, until the horizon passes it and nothing can
+        still appear before it. A change of a transaction begun after the horizons were read
+        (its xid at or past the next xid read with them) waits for the next catch-up: the
+        position never passes it, the horizon being below that next xid."""
+        after = dict(self._positions)
+        origins = sorted({*after, *horizons})
+        while True:
+            at = [after.get(o, START) for o in origins]
+            rows = queries().availability.model_changes(
+                conn, origins=origins, after_xids=[str(p.xid) for p in at],
+                after_ids=[p.change_id for p in at],
+                before_xids=[str(next_xids[o]) if o in next_xids else None for o in origins],
+                low_xid=str(min(p.xid for p in at)),
+                high_xid=str(max(next_xids.values()) if next_xids.keys() >= set(origins)
+                             else 2 ** 64 - 1),
+                page_size=PAGE)
+            self._apply(conn, [r for r in rows if (r["origin"], r["id"]) not in self._ahead])
+            for row in rows:
+                origin, xid = row["origin"], int(row["xid"])
+                after[origin] = Position(xid, row["id"])
+                horizon = horizons.get(origin)
+                if horizon is not None and xid < horizon.xid:
+                    self._positions[origin] = after[origin]
+                else:
+                    self._ahead[(origin, row["id"])] = xid
+            if len(rows) < PAGE:
+                break
+        for origin, horizon in horizons.items():
+            self._positions[origin] = max(horizon, self._positions.get(origin, START),
+                                          key=lambda p: (p.xid, p.change_id))
+        self._ahead = {key: xid for key, xid in self._ahead.items()
+                       if xid >= self._positions.get(key[0], START).xid}
+
+    def _apply(self, conn, changes: Iterable[dict]) -> None:
+        whole: set[int] = set()
+        days: dict[int, list[dict]] = {}
+        for change in changes:
+            pid = change["property_id"]
+            if pid not in self._grids:
+                continue
+            if change["from_date"] is None or {"content", "distribution"} & set(change["kinds"]):
+                whole.add(pid)
+            else:
+                days.setdefault(pid, []).append(change)
+        if whole:
+            self._load(conn, sorted(whole))
+        spans = {}
+        for pid, changed in days.items():
+            grid = self._grids.get(pid)
+            if pid in whole or grid is None:
+                continue
+            first = max(min(c["from_date"] for c in changed), grid.start)
+            last = min(max(c["to_date"] for c in changed),
+                       grid.start + dt.timedelta(days=grid.days - 1))
+            if first <= last:
+                spans[pid] = (first, last)
+        if spans:
+            self._reload_days(conn, spans)
+
+    def _reload_days(self, conn, spans: dict[int, tuple[dt.date, dt.date]]) -> None:
+        """The changed days of loaded properties, read in one statement per day table: every
+        room type and plan of each property between its two dates (a day without a row is a
+        day with nothing sent: cleared, then filled from the rows), written over the held days
+        in place when their palettes have room (arena.py)."""
+        rp, rt = self._days(conn, {pid: (first, first, last)
+                                   for pid, (first, last) in spans.items()})
+        for pid, (first, last) in spans.items():
+            grid = self._grids[pid]
+            width = (last - first).days + 1
+            offers, rooms = len(grid.offers), len(grid.room_type_ids)
+            money = np.full((offers, width, 4), NONE, np.int64)
+            plan_flags = np.zeros((offers, width), np.int64)
+            room_flags = np.zeros((rooms, width), np.int64)
+            available = np.zeros((rooms, width), np.int64)
+            exact = fill_days(rp.get(pid, ""), rt.get(pid, ""), grid.offers, grid.room_type_ids,
+                          money, plan_flags, room_flags, available)
+            patched = self._arenas.patch(grid, (first - grid.start).days, money, plan_flags,
+                                         room_flags, available, exact)
+            if patched is not grid:
+                self._put(patched)
+        self._compact()
+
+    @staticmethod
+    def _days(conn, windows: dict[int, tuple[dt.date, dt.date, dt.date]]):
+        """{property: text} of each day table for {property: (start, first, last)}."""
+        ids = list(windows)
+        params = {"property_ids": ids, "starts": [windows[p][0] for p in ids],
+                  "first_dates": [windows[p][1] for p in ids],
+                  "last_dates": [windows[p][2] for p in ids]}
+        days: dict[str, dict[int, str]] = {"plan": {}, "room": {}}
+        for row in queries().availability.model_days(conn, **params):
+            days[row["days_of"]][row["property_id"]] = row["days"]
+        return days["plan"], days["room"]

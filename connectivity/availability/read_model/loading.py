@@ -1,0 +1,206 @@
+"""Loading hotels into the model and holding them (a mixin of SearchModel): the hotels searches
+asked for (a thread, or inline), their grids in the arenas, the codes that find them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import queue
+import threading
+import time
+
+import numpy as np
+
+from connectivity.availability.grid import NONE, SCALE_DIGITS, Arenas, PropertyGrid
+from connectivity.store.queries import queries
+from connectivity.availability.read_model.metrics import BYTES, HELD, LOADS
+from connectivity.availability.read_model.held import Held
+from connectivity.availability.read_model.rows import (fill_days, mapping_of, offer_of,
+                                                      rates_catalogues)
+
+log = logging.getLogger(__name__)
+
+LOAD_BATCH = 4             # properties loaded per hold of the lock (searches skip their
+                           # catch-up meanwhile: a short hold keeps them fresh)
+
+class Loading:
+    """SearchModel's loading and holding (read_model/model.py holds its state)."""
+
+    def _want(self, partner_id: int, environment: str, codes: list[str]) -> None:
+        if not codes:
+            return
+        self._wanted.put((partner_id, environment, tuple(codes)))
+        if self._background:
+            self._start_loader()
+
+    def _start_loader(self) -> None:
+        if self._loader is None or not self._loader.is_alive():
+            # Started on first need, in the process that serves (never before gunicorn forks).
+            self._loader = threading.Thread(target=self._load_forever, daemon=True,
+                                            name="search-model-loader")
+            self._loader.start()
+
+    def _load_forever(self) -> None:
+        while True:
+            self.load_wanted(block=True)
+
+    def preload(self) -> None:
+        """Load every property in the background (SEARCH_MODEL_PRELOAD): the first searches of
+        a process that just started are then answered by the model as soon as it holds them."""
+        self._wanted.put(None)
+        self._start_loader()
+
+    def forget(self) -> None:
+        """Drop everything and start again from the feed's horizons at the next search: after
+        the database was restored or emptied under a running process (the feed does not log
+        a TRUNCATE or a restore)."""
+        with self._lock:
+            self._drop_all()
+            self._positions, self._fence = None, None
+            self._refreshed = self._horizons_read = self._pruning_checked = float("-inf")
+
+    def load_wanted(self, block: bool = False) -> None:
+        """Load the properties behind the codes searches asked for and the model lacked."""
+        if not block and self._wanted.empty():
+            return
+        try:
+            wanted = [self._wanted.get(block=block)]
+            while True:
+                wanted.append(self._wanted.get_nowait())
+        except queue.Empty:
+            pass
+        try:
+            with self._reads.connection() as conn:
+                ids: set[int] = set()
+                for asked in wanted:
+                    if asked is None:
+                        ids.update(r["property_id"] for r in
+                                   queries().availability.model_all_properties(conn))
+                        continue
+                    partner_id, environment, codes = asked
+                    ids.update(r["property_id"] for r in queries().availability.
+                               model_mapped_properties(conn, partner_id=partner_id,
+                                                       environment=environment,
+                                                       hotel_codes=list(codes)))
+            missing = sorted(ids - set(self._grids))
+            if self._max_properties:
+                missing = missing[:max(0, self._max_properties - len(self._grids))]
+            for at in range(0, len(missing), LOAD_BATCH):
+                with self._lock, self._reads.connection() as conn:
+                    self._catch_up(conn)
+                    self._load(conn, [p for p in missing[at:at + LOAD_BATCH]
+                                      if p not in self._grids])
+        except Exception:  # the model is a cache: a failed load leaves searches on the statement
+            log.exception("search model: loading failed; searches use the statement meanwhile")
+            time.sleep(1)
+
+    def _load(self, conn, property_ids: list[int]) -> None:
+        """(Re)load whole properties, catalogue and days, in the caller's lock."""
+        if not property_ids:
+            return
+        began = time.perf_counter()
+        q = queries().availability
+        start = dt.date.today() - dt.timedelta(days=1)
+        last = start + dt.timedelta(days=self._window - 1)
+        offers: dict[int, list[dict]] = {}
+        for row in q.model_offers(conn, property_ids=property_ids):
+            offers.setdefault(row["property_id"], []).append(row)
+        room_types: dict[int, list[int]] = {}
+        for row in q.model_room_types(conn, property_ids=property_ids):
+            room_types.setdefault(row["property_id"], []).append(row["room_type_id"])
+        mappings: dict[int, list[dict]] = {}
+        for row in q.model_mappings(conn, property_ids=property_ids):
+            mappings.setdefault(row["property_id"], []).append(row)
+        rate_rows: dict[int, list[dict]] = {}
+        for row in q.model_rate_offers(conn, property_ids=property_ids):
+            rate_rows.setdefault(row["property_id"], []).append(row)
+        rp_days, rt_days = self._days(conn, {pid: (start, start, last) for pid in property_ids})
+        found = set()
+        for prop in q.model_properties(conn, property_ids=property_ids):
+            pid = prop["property_id"]
+            found.add(pid)
+            made = [offer_of(o) for o in offers.get(pid, [])]
+            rts = tuple(room_types.get(pid, []))
+            shape = (len(made), self._window)
+            money = np.full((*shape, 4), NONE, np.int64)
+            plan_flags = np.zeros(shape, np.int64)
+            room_flags = np.zeros((len(rts), self._window), np.int64)
+            available = np.zeros((len(rts), self._window), np.int64)
+            exact = fill_days(rp_days.get(pid, ""), rt_days.get(pid, ""), tuple(made), rts, money,
+                          plan_flags, room_flags, available)
+            offer_rows = {(o.room_type_id, o.rate_plan_id): i for i, o in enumerate(made)}
+            catalogues = rates_catalogues(rate_rows.get(pid, []), offer_rows)
+            grid = self._arenas.hold(
+                pid, prop["timezone"], prop["currency"], prop["max_child_age"], start,
+                tuple(made), rts, np.array([rts.index(o.room_type_id) for o in made], np.int64),
+                money, plan_flags, room_flags, available,
+                exact and all(o.minor_units <= SCALE_DIGITS for o in made),
+                tuple(mapping_of(m, made, offer_rows, catalogues.get(m["mapping_id"]))
+                      for m in mappings.get(pid, [])))
+            self._drop(pid)  # its old slot, if held, is garbage now
+            self._put(grid)
+        for pid in set(property_ids) - found:
+            self._drop(pid)
+        self._compact()
+        LOADS.observe(time.perf_counter() - began)
+
+    def _put(self, grid: PropertyGrid) -> None:
+        """Hold the grid (a new one, or the same property moved to another slot)."""
+        self._unindex(grid.property_id)
+        self._grids[grid.property_id] = grid
+        self._index(grid)
+        self._gauges()
+
+    def _index(self, grid: PropertyGrid, moved_from: PropertyGrid | None = None) -> None:
+        """Its codes to the grid; of a grid moved by compaction, only the codes that still
+        named it (a code remapped to another hotel since stays with that one)."""
+        for m in grid.mappings:
+            held_of = self._codes.setdefault((m.partner_id, m.environment), {})
+            if moved_from is not None:
+                held = held_of.get(m.hotel_code)
+                if held is None or held.grid is not moved_from:
+                    continue
+            held_of[m.hotel_code] = Held(grid, m)
+
+    def _drop(self, pid: int) -> None:
+        old = self._unindex(pid)
+        if old is not None:
+            self._arenas.release(old)
+        self._gauges()
+
+    def _unindex(self, pid: int) -> PropertyGrid | None:
+        old = self._grids.pop(pid, None)
+        if old is not None:
+            for m in old.mappings:
+                held_of = self._codes.get((m.partner_id, m.environment), {})
+                held = held_of.get(m.hotel_code)
+                if held is not None and held.grid.property_id == pid:
+                    del held_of[m.hotel_code]
+        return old
+
+    def _compact(self) -> None:
+        # Moved properties leave garbage slots; when an arena is a third garbage its live
+        # slots are copied into new arrays (searches under way keep reading the old ones).
+        if not any(a.worth_compacting() for a in self._arenas.by_width):
+            return
+        grids = list(self._grids.values())
+        for old, new in zip(grids, self._arenas.compacted(grids)):
+            if new is not old:
+                self._grids[new.property_id] = new
+                self._index(new, moved_from=old)  # its codes' arena rows moved with it
+
+    def _drop_all(self) -> None:
+        self._grids, self._codes = {}, {}
+        self._arenas = Arenas(self._window)
+        self._gauges()
+
+    def _gauges(self) -> None:
+        HELD.set(len(self._grids))
+        BYTES.set(self.nbytes())
+
+    def nbytes(self) -> int:
+        """Bytes of the arrays allocated, room to grow and garbage included."""
+        return self._arenas.nbytes()
+
+    def held(self) -> int:
+        return len(self._grids)

@@ -1,0 +1,53 @@
+"""The read model itself: its state, and the three jobs that share it (answering.py,
+catching_up.py, loading.py)."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+import psycopg
+
+from connectivity.availability.feed_cursor import Position
+from connectivity.availability.grid import Arenas, PropertyGrid
+from connectivity.availability.read_model.held import Held
+from connectivity.availability.read_model.answering import Answering
+from connectivity.availability.read_model.catching_up import CatchingUp
+from connectivity.availability.read_model.loading import Loading
+
+WINDOW_DAYS = 400          # loaded from yesterday on: stays booked up to ~13 months ahead
+
+
+class SearchModel(Answering, CatchingUp, Loading):
+    def __init__(self, reads, *, window_days: int = WINDOW_DAYS,
+                 background: bool = True, refresh_seconds: float = 0.0,
+                 clock: Callable[[], float] = time.monotonic, max_properties: int = 0,
+                 connect: Callable[[], psycopg.Connection] | None = None):
+        self._reads = reads
+        self._window = window_days
+        self._grids: dict[int, PropertyGrid] = {}
+        self._arenas = Arenas(window_days)
+        # (partner, environment) -> code -> Held: what a search looks its codes up in.
+        self._codes: dict[tuple[int, str], dict[str, Held]] = {}
+        self._positions: dict[int, Position] | None = None
+        # Changes applied while above their origin's horizon: (origin, id) -> xid.
+        self._ahead: dict[tuple[int, int], int] = {}
+        self._lock = threading.Lock()
+        self._wanted: queue.Queue = queue.Queue()
+        self._background = background
+        self._loader: threading.Thread | None = None
+        # A search within this long of the last catch-up answers without one: staleness is at
+        # most this plus one catch-up.
+        self._refresh_seconds = refresh_seconds
+        self._clock = clock
+        # At most this many properties held (0: no bound); the rest are searched by search.sql.
+        self._max_properties = max_properties
+        self._refreshed = self._horizons_read = float("-inf")
+        # The read fence's token the last catch-up began under (None: none, or unknown).
+        self._fence: bytes | None = None
+        # A request's catch-up runs on a connection of the model's own (`_catch_up_alone`).
+        self._connect = connect
+        self._conn: psycopg.Connection | None = None
+        self._pruning_checked = float("-inf")
