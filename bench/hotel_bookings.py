@@ -13,8 +13,10 @@ bookings"):
 Each owns hotels of its own at the far end of the data set (BP0901-BP0924, which the other
 scenarios do not book) and partners of its own, made here by a catalogue load of mappings only:
 a reseller whose bookings they are, and a receiver per scenario. The bookings are written
-directly (COPY, with real confirmation numbers), once: the listing's stay as they are between
-runs, the acknowledgement's are made unacknowledged again before each run."""
+directly (COPY), once, numbered as bookings made before a deployment's confirmation key are
+(bookings/confirmation.py: the public permutation of the id, which no keyed number equals): the
+listing's stay as they are between runs, the acknowledgement's are made unacknowledged again
+before each run."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import json
 import psycopg
 from psycopg.rows import dict_row
 
-from connectivity.bookings.confirmation import confirmation_number
+from connectivity.bookings.confirmation import number_text, permute
 from connectivity.operator.catalog import load_catalog, parse_catalog
 
 from .dataset import RATE_PLANS, ROOM_TYPES, mapped_code, property_code
@@ -96,7 +98,7 @@ def _write_bookings(conn, prefix: str, hotels: list[str], count: int,
             acknowledged = None if waiting else made + dt.timedelta(minutes=1)
             copy.write_row((
                 booking_id, partner["id"], "sandbox", f"{prefix}-{k}",
-                confirmation_number(booking_id), hashlib.sha256(str(booking_id).encode())
+                number_text(permute(booking_id)), hashlib.sha256(str(booking_id).encode())
                 .digest(), "confirmed", home["mapping_id"], home["property_id"],
                 home["room_type_id"], home["rate_plan_id"], home["hotel_code"],
                 mapped_code(RESELLER, "DBL"), mapped_code(RESELLER, "BAR"), check_in,

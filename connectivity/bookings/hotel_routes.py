@@ -39,7 +39,8 @@ def list_hotel_bookings(query):
     when `has_more` is false; send it back with the same filters: a cursor is only valid with
     the filters it was issued for (otherwise 422 naming `cursor`).
 
-    A channel manager that misses a webhook pages `?acknowledged=false` until it is empty."""
+    A channel manager that missed webhooks catches up by paging `?acknowledged=false` and
+    acknowledging what it loads."""
     return listing(services().db, services().hotel_booking_cursors, current_caller(), query)
 
 

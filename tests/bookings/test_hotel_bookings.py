@@ -94,8 +94,7 @@ def test_filters_and_pages(client, pull, hotel, lisbon):
     assert listed("&acknowledged=false&status=confirmed") == [numbers[0], numbers[4]]
     assert listed("&hotel_code=CM-LIS&acknowledged=false") == [numbers[0], numbers[1],
                                                                 numbers[4]]
-    # An unmapped hotel code, and a hotel the caller maps without receiving its bookings.
-    assert listed("&hotel_code=NOT-MINE") == []
+    assert listed("&hotel_code=NOT-MINE") == []  # not mapped: empty, not 404
     first = assert_envelope_success(client.get(f"{API}/hotel-bookings?limit=1",
                                                headers=hotel))
     error = assert_envelope_failure(client.get(
@@ -124,6 +123,7 @@ def test_only_the_receiver_sees_them_and_never_its_own(client, db, issue, pull, 
     globex_push = {"Authorization": "Bearer " + issue(
         "push", partner="globex", signed=False).token}
     assert hotel_bookings(client, globex_push) == []
+    assert hotel_bookings(client, globex_push, "&hotel_code=GLX-LIS") == []  # mapped, not received
     assert_envelope_failure(client.get(f"{API}/hotel-bookings/{number}", headers=globex_push),
                             404, "not_found")
     assert_envelope_failure(acknowledge(client, globex_push, number), 404, "not_found")
