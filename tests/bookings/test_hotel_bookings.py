@@ -8,8 +8,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from flask import g
 
+from connectivity.bookings import hotel_routes
+from connectivity.bookings.hotel_schemas import HotelBookingListSchema
 from connectivity.operator.catalog import load_catalog, parse_catalog
+from connectivity.web.envelope import enveloped
 from tests.bookings.conftest import API, GLOBEX, booking_body
 from tests.events.conftest import read_events
 from tests.support.ari_days import set_plan_days
@@ -172,3 +176,31 @@ def test_scope_and_input(client, pull, hotel, lisbon):
     # A path segment that is no confirmation number matches no route.
     assert_envelope_failure(client.get(f"{API}/hotel-bookings/pcs-lowercase00",
                                        headers=hotel), 404, "not_found")
+
+
+def test_the_page_is_written_as_its_schema_dumps_it(app, client, db, pull, hotel, lisbon,
+                                                    monkeypatch):
+    """GET /hotel-bookings answers without a schema dump (web/ready_body.py): the body equals
+    HotelBookingListSchema's dump of the same page, as JSON text (an amount stays a number, a
+    whole one an integer), purged bookings, cancellations and acknowledgements included."""
+    numbers = [book(client, pull, f"HB-{i}")["confirmation_number"] for i in range(3)]
+    assert client.post(f"{API}/bookings/HB-1/cancel", json={}, headers=pull).status_code == 200
+    assert acknowledge(client, hotel, numbers[2], hotel_confirmation_code="H-2").status_code == 200
+    db.run(lambda conn: conn.execute(
+        "UPDATE bookings SET guests = '[]', contact = '{}', guest_data_purged_at = now() "
+        "WHERE partner_reference = 'HB-0'"))
+    pages = []
+    real = hotel_routes.listing
+
+    def recording(*args):
+        pages.append(real(*args))
+        return pages[-1]
+    monkeypatch.setattr(hotel_routes, "listing", recording)
+    for query in ("", "?acknowledged=false", "?limit=1"):
+        response = client.get(f"{API}/hotel-bookings{query}", headers=hotel)
+        assert response.status_code == 200, response.json
+        with app.test_request_context():
+            g.request_id = response.json["request_id"]
+            dumped = enveloped(HotelBookingListSchema)().dump(pages[-1])
+        assert json.dumps(response.json, sort_keys=True) == json.dumps(dumped, sort_keys=True)
+    assert len(pages[0]["hotel_bookings"]) == 3
