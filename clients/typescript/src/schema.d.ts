@@ -1066,7 +1066,7 @@ export type EventsEnvelope = {
 };
 
 export type WebhookEndpointRequest = {
-  /** absolute; production keys https only, sandbox keys http or https; the host must not be nor resolve to a loopback (sandbox keys excepted), private, link-local, multicast, unspecified or reserved address; checked again at every delivery */
+  /** absolute; production keys https only, sandbox keys http or https; the host must be, or resolve only to, public addresses (loopback only for sandbox keys of a service whose operator allows it, such as a local demo); port 80, 443 or 1024-65535; checked again at every delivery */
   url: string;
   /** 1-20 types of GET /events (`ari_batch.finished`, `booking.confirmed`, `booking.cancelled`, `booking.hotel_confirmed`, `hotel_booking.confirmed`, `hotel_booking.cancelled`, `reservation.flagged`, `mapping.paused`, `mapping.resumed`), or `["*"]` alone for every type the key may see */
   event_types: Array<"ari_batch.finished" | "booking.confirmed" | "booking.cancelled" | "booking.hotel_confirmed" | "hotel_booking.confirmed" | "hotel_booking.cancelled" | "reservation.flagged" | "mapping.paused" | "mapping.resumed" | "*">;
