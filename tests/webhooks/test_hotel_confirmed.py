@@ -4,11 +4,8 @@ shows it once the hotel acknowledged it, signed, and only once for a repeated ac
 
 from __future__ import annotations
 
-import pytest
 from standardwebhooks import Webhook
 
-from connectivity.auth.credentials import SigningVault
-from connectivity.webhooks.delivering import Senders
 from devtools.webhook_receiver import receiver
 from tests.bookings.conftest import START, booking_body
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
@@ -16,14 +13,7 @@ from tests.support.envelope import API, assert_envelope_failure, assert_envelope
 from tests.support.signing import bearer
 from tests.webhooks.conftest import create, created
 from tests.webhooks.delivery import run_rounds
-
-
-@pytest.fixture
-def senders(db, settings):
-    made = Senders(db, SigningVault(settings.secret_key), (1, 1), concurrency=4, per_endpoint=2,
-                   allow_loopback=True)
-    yield made
-    made.close()
+from tests.webhooks.test_delivery import senders  # noqa: F401 - fixture
 
 
 def test_the_type_needs_booking_read(client, pull, push):
