@@ -21,7 +21,7 @@ import argparse
 import statistics
 import sys
 import time
-from datetime import date, timedelta
+from datetime import date
 
 from devtools.browser import NO_CHROMIUM, ConsolePage, chromium, chromium_path
 from devtools.console_stack import console_stack
