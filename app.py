@@ -3,6 +3,8 @@ pool opens on first use (after gunicorn forks) and Redis connects on first comma
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import redis
 from flask import Flask
 
@@ -14,7 +16,9 @@ from connectivity.auth.access import guard_request, policy_of
 from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
-from connectivity.availability.read_model import SearchModel
+from connectivity.availability.read_model import HostedModel, ReadModel
+from connectivity.availability.read_model.building import search_model_of
+from connectivity.availability.read_model.host import socket_key
 from connectivity.availability.routes import blp as availability_blp
 from connectivity.bookings.confirmation import ConfirmationKey
 from connectivity.bookings.listing import ListCursors
@@ -26,7 +30,7 @@ from connectivity.store.database import Database
 from connectivity.store.read_fence import READS_CHANGED, ReadFence, primary_wal_position
 from connectivity.web.docs_page import PUBLIC_ENDPOINTS as DOCS_PAGE_ENDPOINTS, register_docs_page
 from connectivity.web.console import blp as console_blp
-from connectivity.auth.guards import build_guards
+from connectivity.auth.guards import Guards, build_guards
 from connectivity.handshake.routes import blp as handshake_blp
 from connectivity.health import blp as health_blp
 from connectivity.logs import configure_logging
@@ -50,6 +54,37 @@ from connectivity.web.wire import (assign_request_id, enforce_body_cap, finish_r
 
 API_BLUEPRINTS = (handshake_blp, mapping_blp, availability_blp, bookings_blp, hotel_bookings_blp,
                   ari_blp, reservations_blp, events_blp, webhooks_blp)
+
+
+@dataclass(frozen=True)
+class Services:
+    """What every part of the process gets through `connectivity.web.services.services()`:
+    built once by `create_app`. Defined here, at the composition root, because it names every
+    layer's classes: the web layer that keeps it names none of them."""
+    settings: Settings
+    # Everything that decides (quotes, bookings, reservations, the ARI push and its reads).
+    db: Database
+    # The reads that decide nothing: the replica while it keeps up, else `db` (replica.py).
+    reads: ReadTarget
+    redis: redis.Redis
+    guards: Guards
+    ari_queue: BatchQueue
+    feed_cursors: CursorSigner
+    event_cursors: EventCursors
+    booking_cursors: ListCursors
+    hotel_booking_cursors: ListCursors
+    quote_tokens: QuoteTokens
+    # Seals the webhook endpoints' secrets (webhooks/), as the keys' signing secrets are sealed.
+    vault: SigningVault
+    # Moved by whoever is about to tell a client of a write that reads must then reflect.
+    read_fence: ReadFence
+    # The deployment's numbering of bookings (bookings/confirmation.py), read once.
+    confirmation_key: ConfirmationKey
+    # Search's read model: the machine's model host (HostedModel) or this process's own
+    # (SearchModel); None when SEARCH_READ_MODEL is off.
+    search_model: ReadModel | None = None
+
+
 # Under the API prefix but public: the description and its docs page.
 PUBLIC_ENDPOINT_PREFIXES = ("api-docs.", *DOCS_PAGE_ENDPOINTS)
 
@@ -80,6 +115,14 @@ def read_target(settings: Settings, primary: Database) -> ReadTarget:
                            settings.db_idle_in_transaction_timeout_seconds))
     return ReadTarget(primary, replica,
                       LagMonitor(settings.database_read_url, settings.read_max_lag_seconds))
+
+
+def search_model_for(settings: Settings, db: Database) -> ReadModel:
+    """The machine's model host when the gunicorn master started one (SEARCH_MODEL_SOCKET),
+    else a model of this process's own."""
+    if settings.search_model_socket:
+        return HostedModel(settings.search_model_socket, socket_key(settings.secret_key))
+    return search_model_of(settings, db)
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -116,7 +159,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     # told (store/read_fence.py). A route answers whatever happens: the write is committed.
     db.listen(READS_CHANGED, read_fence.move_or_warn)
     vault = SigningVault(settings.secret_key, settings.secret_key_previous)
-    built = services.Services(
+    built = Services(
         settings=settings, db=db, reads=reads, redis=redis_client, guards=guards,
         ari_queue=BatchQueue(redis_client, settings.redis_prefix),
         feed_cursors=CursorSigner(settings.secret_keys),
@@ -126,20 +169,8 @@ def create_app(settings: Settings | None = None) -> Flask:
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
         vault=vault, confirmation_key=ConfirmationKey(db, vault),
         read_fence=read_fence,
-        # The model catches up from the primary: a replica's lag would hide acknowledged
-        # writes from it (contract 13.1).
-        search_model=SearchModel(
-            db, connect=lambda: db.standalone(
-                "pcs-web-model",
-                # On Citus a catch-up's statements reuse one cached connection per worker
-                # (sql/queries/availability/search_model.sql model_catch_up_settings).
-                **{"citus.max_adaptive_executor_pool_size": "1"}),
-            background=settings.search_model_loading == "background",
-            refresh_seconds=settings.search_model_refresh_seconds,
-            max_properties=settings.search_model_max_properties,
-            window_days=settings.search_model_window_days)
-        if settings.search_read_model else None)
-    if built.search_model and settings.search_model_preload:
+        search_model=search_model_for(settings, db) if settings.search_read_model else None)
+    if built.search_model and settings.search_model_preload and not settings.search_model_socket:
         built.search_model.preload()
     services.register(app, built)
 

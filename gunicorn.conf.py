@@ -57,7 +57,14 @@ logger_class = JsonLogger
 # is removed when it exits. The imports wait for the hooks: they run in the repository root.
 def on_starting(server):
     from connectivity.metrics import process_dir
+    from connectivity.settings import shared_search_model
     server.log.info("metrics directory: %s", process_dir.prepare())
+    # One read model for the machine, held by a process of its own (read_model/host.py), not
+    # one per worker: started before the first fork, so every worker finds it.
+    if shared_search_model(os.environ):
+        from connectivity.availability.read_model.supervisor import HostSupervisor
+        server.model_host = HostSupervisor(server.log, exited=process_dir.worker_exited)
+        server.model_host.start()
 
 
 def post_fork(server, worker):
@@ -73,4 +80,7 @@ def child_exit(server, worker):
 
 def on_exit(server):
     from connectivity.metrics import process_dir
+    host = getattr(server, "model_host", None)
+    if host is not None:
+        host.stop()
     process_dir.cleanup()

@@ -110,6 +110,10 @@ class Settings:
     # Days the model holds from yesterday on (memory grows with them); a stay that ends past
     # them is searched by the statement.
     search_model_window_days: int = 400
+    # Where the machine's model host listens (read_model/host.py): set by the gunicorn master
+    # that started it, for its workers, when SEARCH_MODEL_SHARED is on. Empty: the process
+    # holds its own model.
+    search_model_socket: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -167,6 +171,7 @@ class Settings:
                 in ("on", "1", "true", "yes"),
                 search_model_max_properties=int(env.get("SEARCH_MODEL_MAX_PROPERTIES", 0)),
                 search_model_window_days=int(env.get("SEARCH_MODEL_WINDOW_DAYS", 400)),
+                search_model_socket=env.get("SEARCH_MODEL_SOCKET", ""),
             )
         except ValueError as exc:
             raise SettingsError(f"invalid numeric setting: {exc}") from None
@@ -241,6 +246,12 @@ def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
     if text in ("off", "false", "no", "0"):
         return False
     raise SettingsError(f"{name} must be on or off")
+
+
+def shared_search_model(env: Mapping[str, str]) -> bool:
+    """Whether gunicorn's master starts one model host for all its workers (SEARCH_MODEL_SHARED,
+    on unless off; nothing to host when SEARCH_READ_MODEL is off)."""
+    return _switch(env, "SEARCH_READ_MODEL", True) and _switch(env, "SEARCH_MODEL_SHARED", True)
 
 
 def public_base_url(env: Mapping[str, str]) -> str | None:

@@ -4,7 +4,7 @@ and booking use too, so the three can never disagree about a stay.
 
 Two paths give the same answers. The fast one (FAST_PATH, availability.rates_grid) judges every
 offer x night at once with numpy, from the search read model where it holds the hotel
-(read_model.SearchModel.selling: caught up as search is, so as fresh; no statement unless the
+(read_model.SearchModel.rates_view: caught up as search is, so as fresh; no statement unless the
 answer converts currencies), else from the day rows read as two compact values; a request
 whose values it cannot hold exactly is answered by the reference path, which reads the rows
 (in the same transaction, so the same snapshot) and prices offer by offer through
@@ -23,7 +23,7 @@ from connectivity.pricing.stay_nights import stay_nights
 from connectivity.availability import rates_grid
 from connectivity.availability.offers import (converts, evaluate_offer, fx_table,
                                               read_catalogue, read_day_rows)
-from connectivity.availability.read_model import Held, SearchModel
+from connectivity.availability.read_model import RatesView, ReadModel
 from connectivity.availability.stay import ensure_check_in_not_past, fx_multiplier
 from connectivity.pricing.money import FxTable
 
@@ -39,15 +39,16 @@ FROM_MODEL = True
 
 
 def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
-          model: SearchModel | None = None, fence: bytes | None = None) -> dict:
+          model: ReadModel | None = None, fence: bytes | None = None) -> dict:
     """`fence`: the read fence's token as the request read it (None: unknown, so the model
     catches up first; store/read_fence.py)."""
     check_in, check_out = request["check_in"], request["check_out"]
     if FAST_PATH and FROM_MODEL and model is not None:
-        held = model.selling(caller.partner_id, caller.environment, request["hotel_code"],
-                             check_in, check_out, fence)
-        if held is not None:
-            answer = _from_model(db, model, held, request, now)
+        view = model.rates_view(caller.partner_id, caller.environment, request["hotel_code"],
+                                check_in, check_out, fence, request.get("room_type_codes"),
+                                request.get("rate_plan_codes"))
+        if view is not None:
+            answer = _from_model(db, view, request, now)
             if answer is not None:
                 return answer
     days = None
@@ -73,21 +74,19 @@ def rates(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
     return _answer(hotel, request, target, offers, priced)
 
 
-def _from_model(db: Reads, model: SearchModel, held: Held, request: dict,
-                now: dt.datetime) -> dict | None:
+def _from_model(db: Reads, view: RatesView, request: dict, now: dt.datetime) -> dict | None:
     """The answer from the read model's copy of the hotel (the catalogue as offers.sql reads
     it, the days as the day tables hold them), or None when the integers cannot hold it."""
     check_in, check_out = request["check_in"], request["check_out"]
-    ensure_check_in_not_past(check_in, held.timezone, held.code, now)
-    hotel = {"hotel_code": held.code, "currency": held.currency,
-             "max_child_age": held.max_child_age}
+    ensure_check_in_not_past(check_in, view.timezone, view.code, now)
+    hotel = {"hotel_code": view.code, "currency": view.currency,
+             "max_child_age": view.max_child_age}
     occupancy = _occupancy(request, hotel)
-    offers, local = held.rate_offers(request.get("room_type_codes"),
-                                     request.get("rate_plan_codes"))
-    days = rates_grid.held_days(*model.stay_days(held, local, check_in, check_out))
+    offers = view.offers
+    days = rates_grid.held_days(*view.days)
     if not rates_grid.holds(offers, days, occupancy):
         return None
-    target = request.get("currency") or held.currency
+    target = request.get("currency") or view.currency
     fx = FxTable()
     if converts(offers, target):
         with db.connection() as conn:

@@ -13,12 +13,12 @@ from connectivity.store.replica import Reads
 from connectivity.web.errors import CurrencyNotSupported, ValidationFailed
 from connectivity.pricing.money import round_money
 from connectivity.store.queries import queries
-from connectivity.availability.read_model import SearchModel
+from connectivity.availability.read_model import ReadModel
 from connectivity.availability.stay import distinct_rooms, minor_units_table, property_today
 
 
 def search(db: Reads, caller: Caller, request: dict[str, Any], now: dt.datetime,
-           model: SearchModel | None = None, fence: bytes | None = None) -> dict:
+           model: ReadModel | None = None, fence: bytes | None = None) -> dict:
     """`fence`: the read fence's token as the request read it (None: unknown, so the model
     catches up first; store/read_fence.py)."""
     # A code sent twice is answered once, in the order first sent.

@@ -1,9 +1,10 @@
 """Contract 13.1: once the service has told any client of a write, every request that starts
-afterwards reflects it, whichever process answers. Two apps stand for two web processes, each
-with its own read model; both catch up by themselves only every 60 s here, so what makes the
-reader current is the read fence alone (store/read_fence.py): the reader answers once (its
-model loaded and caught up), the writer's write is acknowledged, and the reader answers again
-at once.
+afterwards reflects it, whichever process answers. Two apps stand for two web processes: the
+reader reads from a model of its own, and again from the machine's model host (a real process
+of its own, as gunicorn's master starts it: read_model/host.py). Every model catches up by
+itself only every 60 s here, so what makes the reader current is the read fence alone
+(store/read_fence.py): the reader answers once (its model loaded and caught up), the writer's
+write is acknowledged, and the reader answers again at once.
 
 Each acknowledgement of the contract's list has its test: a booking (and its replay), a cancel,
 a pushed reservation's new, modify and cancel, an ARI batch reported applied (by its status,
@@ -28,6 +29,7 @@ from tests.availability.conftest import API, START, day, stay
 from tests.conftest import DEMO_CATALOG
 from tests.reservations.conftest import reservation
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
+from tests.support.model_host import model_host
 
 # The reader's model catches up by itself no sooner than this: within a test, never.
 BACKSTOP_SECONDS = 60
@@ -38,9 +40,21 @@ def writer(make_app):
     return make_app(search_model_refresh_seconds=BACKSTOP_SECONDS).test_client()
 
 
-@pytest.fixture
-def reader_app(make_app):
-    return make_app(search_model_refresh_seconds=BACKSTOP_SECONDS)
+@pytest.fixture(scope="module")
+def host(settings, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("host")
+    with model_host(settings, folder, SEARCH_MODEL_REFRESH_SECONDS=str(BACKSTOP_SECONDS)):
+        yield folder / "host.sock"
+
+
+@pytest.fixture(params=["own model", "model host"])
+def reader_app(request, make_app):
+    if request.param == "own model":
+        return make_app(search_model_refresh_seconds=BACKSTOP_SECONDS)
+    application = make_app(search_model_socket=str(request.getfixturevalue("host")))
+    # The tables were emptied since the host's last test: it must not answer from before.
+    services_of(application).search_model.forget()
+    return application
 
 
 @pytest.fixture

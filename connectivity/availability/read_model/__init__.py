@@ -1,12 +1,17 @@
-"""Search's read model: the grids (availability/grid.py) of the properties searched, held in the
-web process and kept current by the change feed's log, so that a search of 200 hotels reads
-no day row from PostgreSQL. Rates reads one hotel's days and catalogue from it too
-(`SearchModel.selling`, `Held.rate_offers`, `SearchModel.stay_days`; availability/rates.py).
+"""Search's read model: the grids (availability/grid.py) of the properties searched, held in
+memory and kept current by the change feed's log, so that a search of 200 hotels reads no day
+row from PostgreSQL. Rates reads one hotel's days and catalogue from it too
+(`SearchModel.rates_view`; availability/rates.py).
+
+One copy per machine: under gunicorn the model host holds it (host.py, started and restarted
+by the master: supervisor.py) and every worker reads it through a socket (remote.py's
+HostedModel, with SearchModel's two reads); without a master (tests, `flask run`), or with
+SEARCH_MODEL_SHARED off, a process holds its own (building.py builds it either way).
 
 One job a file: model.py (its state), answering.py (search and rates from what it holds),
 catching_up.py (the change log replayed onto it), loading.py (hotels loaded and held), held.py
 (what a request reads of one held hotel), rows.py (statement rows to arrays and objects),
-metrics.py.
+metrics.py; building.py, host.py, remote.py and supervisor.py (one copy per machine).
 
 Freshness (contract 13.1): a request catches up first unless the model's last catch-up began
 under the read fence's token the request read (store/read_fence.py): every write acknowledged
@@ -26,8 +31,14 @@ Exactness: what the model does not hold exactly, or at all, goes to the referenc
 next searches), a stay outside the loaded days, a price the integer layout cannot hold. FX
 rates are never kept: a search that converts reads them."""
 
+from connectivity.availability.read_model.answering import RatesView
 from connectivity.availability.read_model.held import Held, RatesCatalogue
 from connectivity.availability.read_model.metrics import HOTELS, RATES
 from connectivity.availability.read_model.model import SearchModel
+from connectivity.availability.read_model.remote import HostedModel
 
-__all__ = ["HOTELS", "RATES", "Held", "RatesCatalogue", "SearchModel"]
+# What search and rates read: the machine's model host, or a model of the process's own.
+ReadModel = SearchModel | HostedModel
+
+__all__ = ["HOTELS", "RATES", "Held", "HostedModel", "RatesCatalogue", "RatesView", "ReadModel",
+           "SearchModel"]

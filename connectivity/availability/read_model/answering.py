@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,6 +23,42 @@ UNCONVERTIBLE = Conversion("", {})  # a hotel with a mapped plan no FX rate conv
 Reference = Callable[[list[str]], Rows]
 
 
+@dataclass(frozen=True, slots=True)
+class RatesView:
+    """One hotel's stay as POST /availability/rates reads it from the model: the mapping's
+    offers as offers.sql lists them (narrowed to the request's codes) and their days
+    (PropertyGrid.stay_days: money, plan flags, room flags, available rooms)."""
+    code: str
+    currency: str
+    timezone: str
+    max_child_age: int
+    offers: list[dict]
+    days: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+# A hotel's row as the model answers it: (hotel_code, currency, timezone, check_in_past,
+# currency_unsupported, lowest total in millionths of the currency or None).
+Answer = tuple[str, str, str, bool, bool, int | None]
+
+
+def as_rows(answers: list[Answer]) -> Rows:
+    """Answers as search.sql's rows (the amount a Decimal in the currency's minor units)."""
+    return [{"hotel_code": code, "currency": currency, "timezone": timezone,
+             "check_in_past": past, "currency_unsupported": unsupported,
+             "lowest_total_amount": None if best is None else to_money(best, currency)}
+            for code, currency, timezone, past, unsupported, best in answers]
+
+
+def merged(codes: list[str], rows: Rows, rest: list[str], reference: Reference) -> Rows:
+    """The model's rows (`held_rows`) and the statement's for `rest`, in the codes' order."""
+    if not rest:
+        return rows  # in the codes' order already
+    found = {row["hotel_code"]: row for row in reference(rest)}
+    for row in rows:
+        found[row["hotel_code"]] = row
+    return [found[c] for c in codes if c in found]
+
+
 class Answering:
     """SearchModel's answers (read_model/model.py holds its state)."""
 
@@ -30,6 +67,22 @@ class Answering:
         """search.sql's rows for `codes`, in their order: from the model where it holds the
         hotel exactly, from `reference` (the statement, for the codes given) for the rest.
         `fence`: the read fence's token as the request read it (`refresh`)."""
+        return merged(codes, *self.held_rows(partner_id, environment, codes, request, now,
+                                             fence), reference)
+
+    def held_rows(self, partner_id: int, environment: str, codes: list[str], request: dict,
+                  now: dt.datetime, fence: bytes | None) -> tuple[Rows, list[str]]:
+        """The rows of the codes the model answers, in their order, and the codes it leaves to
+        the statement (`rest`: not held yet, not exact, or the stay outside its days; those
+        not held are loaded for the next searches). A paused hotel is in neither: unknown,
+        as search.sql answers it."""
+        answers, rest = self.held_answers(partner_id, environment, codes, request, now, fence)
+        return as_rows(answers), rest
+
+    def held_answers(self, partner_id: int, environment: str, codes: list[str], request: dict,
+                     now: dt.datetime, fence: bytes | None) -> tuple[list[Answer], list[str]]:
+        """`held_rows` as Answer tuples: what the model host sends a worker (a third of the
+        pickling of the rows as dicts with Decimals)."""
         self.refresh(fence)
         if not self._background:
             held_of = self._codes.get((partner_id, environment), {})
@@ -39,7 +92,6 @@ class Answering:
         target = request.get("currency")
         fast: list[Held] = []
         rest: list[str] = []
-        found: dict[str, dict] = {}
         held_of = self._codes.get((partner_id, environment), {})
         for code in codes:
             held = held_of.get(code)
@@ -47,25 +99,16 @@ class Answering:
                 rest.append(code)
                 continue
             if not held.active:
-                continue  # a paused hotel is not sold: unknown, as search.sql answers
+                continue
             if not held.exact or not held.covers(check_in, check_out):
                 rest.append(code)
                 continue
             fast.append(held)
-        if rest:
-            if self._background:
-                self._want(partner_id, environment, [c for c in rest if c not in held_of])
-            for row in reference(rest):
-                found[row["hotel_code"]] = row
+        if rest and self._background:
+            self._want(partner_id, environment, [c for c in rest if c not in held_of])
         HOTELS.labels("reference").inc(len(rest))
         HOTELS.labels("model").inc(len(fast))
-        if fast:
-            evaluated = self._evaluate(fast, request, now, target)
-            if not found:
-                return evaluated  # `fast` is in the codes' order: so are its rows
-            for row in evaluated:
-                found[row["hotel_code"]] = row
-        return [found[c] for c in codes if c in found]
+        return (self._evaluate(fast, request, now, target) if fast else []), rest
 
     def _conversions(self, fast: list[Held], target) -> list[Conversion | None]:
         """Per hotel, None when its mapped plans are all in the answer's currency, else the
@@ -97,8 +140,8 @@ class Answering:
             out.append(Conversion(currency, rates) if rates is not None else UNCONVERTIBLE)
         return out
 
-    def _evaluate(self, fast, request, now, target) -> Rows:
-        """The rows of the hotels the model holds."""
+    def _evaluate(self, fast, request, now, target) -> list[Answer]:
+        """The answers of the hotels the model holds."""
         return self._read(lambda: self._evaluate_once(fast, request, now, target))
 
     def _read(self, read: Callable):
@@ -122,6 +165,19 @@ class Answering:
             return read()
 
     # --- rates ----------------------------------------------------------------------------
+
+    def rates_view(self, partner_id: int, environment: str, code: str, check_in: dt.date,
+                   check_out: dt.date, fence: bytes | None,
+                   room_type_codes: list[str] | None = None,
+                   rate_plan_codes: list[str] | None = None) -> RatesView | None:
+        """What POST /availability/rates answers a stay of `code` from, caught up as search is,
+        or None when the model cannot answer it (the statements do then)."""
+        held = self.selling(partner_id, environment, code, check_in, check_out, fence)
+        if held is None:
+            return None
+        offers, local = held.rate_offers(room_type_codes, rate_plan_codes)
+        return RatesView(held.code, held.currency, held.timezone, held.max_child_age, offers,
+                         self.stay_days(held, local, check_in, check_out))
 
     def selling(self, partner_id: int, environment: str, code: str, check_in: dt.date,
                 check_out: dt.date, fence: bytes | None) -> Held | None:
@@ -150,8 +206,8 @@ class Answering:
         first = (check_in - held.start).days
         return self._read(lambda: held.grid.stay_days(local, first, width))
 
-    def _evaluate_once(self, fast: list[Held], request, now, target) -> Rows:
-        """The rows of `fast`, in its order."""
+    def _evaluate_once(self, fast: list[Held], request, now, target) -> list[Answer]:
+        """The answers of `fast`, in its order."""
         check_in, check_out = request["check_in"], request["check_out"]
         # Hotels whose child age turns the request into the same rooms are evaluated together.
         parties: dict[int, tuple] = {}
@@ -182,14 +238,11 @@ class Answering:
                 past = today.get(timezone)
                 if past is None:
                     past = today[timezone] = check_in < property_today(timezone, now)
-                rows.append({
-                    "hotel_code": held.code, "currency": currency,
-                    "timezone": timezone, "check_in_past": past,
-                    "currency_unsupported": conversion is UNCONVERTIBLE,
-                    "lowest_total_amount": None if best is None else to_money(best, currency)})
+                rows.append((held.code, currency, timezone, past, conversion is UNCONVERTIBLE,
+                             best))
         if len(groups) > 1:  # back to the order of `fast`
             order = {held.code: at for at, held in enumerate(fast)}
-            rows.sort(key=lambda row: order[row["hotel_code"]])
+            rows.sort(key=lambda row: order[row[0]])
         return rows
 
     @staticmethod

@@ -1,0 +1,22 @@
+"""The read model as the settings describe it: built by the web app when each process holds its
+own (tests, `flask run`), and by the model host when one process holds it for the machine
+(host.py). One home for both, so the two can never be configured apart."""
+
+from __future__ import annotations
+
+from connectivity.availability.read_model.model import SearchModel
+
+
+def search_model_of(settings, db) -> SearchModel:
+    """`db`: the primary. The model catches up from it, never from a replica, whose lag would
+    hide acknowledged writes from it (contract 13.1)."""
+    return SearchModel(
+        db, connect=lambda: db.standalone(
+            "pcs-web-model",
+            # On Citus a catch-up's statements reuse one cached connection per worker
+            # (sql/queries/availability/search_model.sql model_catch_up_settings).
+            **{"citus.max_adaptive_executor_pool_size": "1"}),
+        background=settings.search_model_loading == "background",
+        refresh_seconds=settings.search_model_refresh_seconds,
+        max_properties=settings.search_model_max_properties,
+        window_days=settings.search_model_window_days)

@@ -1,0 +1,140 @@
+"""The model host: one process per machine that holds the read model and answers every web
+worker's search and rates reads from it (remote.py is the workers' side). Memory then does not
+grow with the number of workers, and each write is caught up with once per machine, not once
+per worker (docs/operations.md 6.5).
+
+The gunicorn master starts it before the first worker and restarts it when it dies
+(supervisor.py); it stops when the master is gone. It listens on a Unix socket in a directory
+only the service's user can enter, and a client proves it knows the socket's key
+(multiprocessing.connection's HMAC challenge) before anything it sends is unpickled.
+
+Each client connection is served by a thread of its own. Answers are the model's own, under
+its rules: a request's catch-up follows the read fence's token the worker read (catching_up.py),
+so a read through the host reflects every write acknowledged before it as it does in process
+(contract 13.1).
+
+`python -m connectivity.availability.read_model.host` (SEARCH_MODEL_SOCKET and the service's
+settings in the environment)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from multiprocessing.connection import Connection, Listener
+
+from connectivity.availability.read_model.building import search_model_of
+from connectivity.availability.read_model.model import SearchModel
+
+log = logging.getLogger("connectivity.availability.read_model.host")  # also as __main__
+
+PARENT_CHECK_SECONDS = 1.0
+
+
+def socket_key(secret_key: str) -> bytes:
+    """The key a client proves it knows (derived from SECRET_KEY: nothing more to configure)."""
+    import hashlib
+    import hmac
+    return hmac.new(secret_key.encode(), b"pcs search model host", hashlib.sha256).digest()
+
+
+class ModelHost:
+    """The model, and the requests the workers send it: (operation, *arguments) tuples, each
+    answered with ("ok", result) or ("raise", exception)."""
+
+    def __init__(self, model: SearchModel):
+        self.model = model
+
+    def answer(self, message: tuple):
+        operation, *arguments = message
+        if operation == "rows":
+            return self.model.held_answers(*arguments)
+        if operation == "rates":
+            return self.model.rates_view(*arguments)
+        if operation == "forget":
+            return self.model.forget()
+        if operation == "held":
+            return {"properties": self.model.held(), "bytes": self.model.nbytes()}
+        raise ValueError(f"unknown operation {operation!r}")
+
+    def serve_connection(self, conn: Connection) -> None:
+        with conn:
+            while True:
+                try:
+                    message = conn.recv()
+                except (EOFError, OSError):
+                    return  # the worker closed it (or exited)
+                try:
+                    reply = ("ok", self.answer(message))
+                except Exception as exc:  # the worker raises it as the in-process model would
+                    reply = ("raise", exc)
+                try:
+                    conn.send(reply)
+                except (OSError, ValueError):
+                    return
+                except Exception:  # an exception that does not pickle: the worker sees a 500
+                    log.exception("model host: an answer could not be sent")
+                    conn.send(("raise", RuntimeError("the model host's answer did not pickle")))
+
+    def serve(self, listener: Listener) -> None:
+        while True:
+            try:
+                conn = listener.accept()
+            except OSError:
+                return  # closed: stopping
+            except Exception:  # a client that failed the key's challenge
+                log.warning("model host: a connection was refused (wrong key)")
+                continue
+            threading.Thread(target=self.serve_connection, args=(conn,), daemon=True,
+                             name="model-host-connection").start()
+
+
+def main() -> int:
+    from connectivity.logs import configure_logging
+    from connectivity.settings import Settings
+    from connectivity.store.database import Database
+
+    settings = Settings.from_env()
+    configure_logging(settings.log_level)
+    path = settings.search_model_socket
+    if not path:
+        raise SystemExit("SEARCH_MODEL_SOCKET: where the model host listens")
+    db = Database(settings.database_url, max_size=4, timeout=settings.db_pool_timeout_seconds,
+                  application_name="pcs-model-host",
+                  statement_timeout_seconds=settings.db_statement_timeout_seconds,
+                  idle_in_transaction_timeout_seconds=(
+                      settings.db_idle_in_transaction_timeout_seconds))
+    model = search_model_of(settings, db)
+    if settings.search_model_preload:
+        model.preload()
+    if os.path.exists(path):
+        os.unlink(path)  # a socket left by a host that died
+    listener = Listener(path, family="AF_UNIX", backlog=128,
+                        authkey=socket_key(settings.secret_key))
+
+    def stop(*_):
+        raise SystemExit(0)  # out of the blocked accept(): the connections' threads end with it
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True,
+                     name="model-host-parent").start()
+    log.info("model host: serving on %s", path)
+    try:
+        ModelHost(model).serve(listener)
+    finally:
+        listener.close()
+        log.info("model host: stopped")
+    return 0
+
+
+def _watch_parent(parent: int) -> None:
+    """Stop once the gunicorn master that started it is no longer its parent (killed)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

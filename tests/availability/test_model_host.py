@@ -1,0 +1,136 @@
+"""The machine's model host as gunicorn runs it (read_model/supervisor.py, host.py): one process
+beside the workers, started before them; while it is gone the statements answer, and the master
+starts another; it does not outlive the master."""
+
+from __future__ import annotations
+
+import datetime as dt
+import http.client
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from connectivity.availability.read_model.rows import numbers
+from connectivity.settings import SettingsError, shared_search_model
+from tests.availability.conftest import API, START
+from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
+from tests.support.web_process import web_process
+
+PROC = Path("/proc")
+
+
+def children(pid: int) -> list[int]:
+    """Of every thread: the master's supervisor thread starts the hosts after the first."""
+    return [int(p) for task in (PROC / str(pid) / "task").iterdir()
+            for p in (task / "children").read_text().split()]
+
+
+def host_of(master: int) -> int | None:
+    for pid in children(master):
+        try:
+            if b"read_model.host" in (PROC / str(pid) / "cmdline").read_bytes():
+                return pid
+        except FileNotFoundError:
+            continue
+    return None
+
+
+def until(condition, seconds: float = 30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError("not within the time")
+
+
+def searched(port: int, token: str) -> dict:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    body = {"hotel_codes": ["ACME-LIS"], "check_in": START.isoformat(),
+            "check_out": (START + dt.timedelta(days=3)).isoformat(), "rooms": 1,
+            "occupancy": [{"adults": 2}]}
+    conn.request("POST", f"{API}/availability/search", json.dumps(body),
+                 {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    response = conn.getresponse()
+    answer = json.loads(response.read())
+    conn.close()
+    assert response.status == 200, answer
+    return answer["data"]
+
+
+def model_hotels(port: int) -> float:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", "/metrics")
+    text = conn.getresponse().read().decode()
+    conn.close()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith('pcs_search_model_hotels_total{source="model"}'))
+
+
+def test_one_host_answers_every_worker_and_comes_back(services, db, catalog, issue, tmp_path):
+    nights = stay_dates(START, 3)
+    set_room_days(db, "LIS1", "DBL", nights, available=5)
+    set_plan_days(db, "LIS1", "DBL", "BAR", nights, rate="100.00")
+    token = issue("pull", rate_limit=100000).token
+    with web_process(services, tmp_path, workers=2, SEARCH_MODEL_LOADING="inline") as web:
+        master = web.process.pid
+        first = until(lambda: host_of(master))
+        workers = [p for p in children(master) if p != first]
+        assert len(workers) == 2  # one host beside the two workers, not one model in each
+        expected = searched(web.port, token)
+        assert [(h["hotel_code"], h["available"], h["lowest_total_amount"])
+                for h in expected["hotels"]] == [("ACME-LIS", True, 300)]
+        before = model_hotels(web.port)
+        for _ in range(6):  # whichever worker answers, the host holds the hotels
+            assert searched(web.port, token) == expected
+        assert model_hotels(web.port) >= before + 6
+
+        os.kill(first, signal.SIGKILL)
+        # Gone: the statements answer, the same answer.
+        assert searched(web.port, token) == expected
+        second = until(lambda: (p := host_of(master)) not in (None, first) and p)
+        until(lambda: searched(web.port, token) == expected
+              and model_hotels(web.port) > before + 6)
+
+    assert web.process.poll() is not None
+    until(lambda: gone(second), 15)  # stopped with the master
+
+
+def test_the_host_does_not_outlive_a_killed_master(services, tmp_path):
+    with web_process(services, tmp_path, workers=1) as web:
+        host = until(lambda: host_of(web.process.pid))
+        os.kill(web.process.pid, signal.SIGKILL)
+        web.process.wait()
+        until(lambda: gone(host), 15)
+
+
+def gone(pid: int) -> bool:
+    """Exited: no such process, or a zombie nobody reaped yet."""
+    try:
+        return (PROC / str(pid) / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_day_text_that_is_not_all_numbers_is_refused():
+    # numpy's parser stops at the first value it cannot read: the count check must see it.
+    assert numbers("1 2 3 4", 2).tolist() == [[1, 2], [3, 4]]
+    assert numbers("", 3).shape == (0, 3)
+    with pytest.raises(ValueError):
+        numbers("1 2 x 4", 2)
+
+
+@pytest.mark.parametrize("env, shared", [({}, True), ({"SEARCH_MODEL_SHARED": "off"}, False),
+                                         ({"SEARCH_READ_MODEL": "off"}, False)])
+def test_the_master_starts_a_host_unless_told_not_to(env, shared):
+    assert shared_search_model(env) is shared
+
+
+def test_a_shared_setting_that_is_neither_on_nor_off_stops_start_up():
+    with pytest.raises(SettingsError):
+        shared_search_model({"SEARCH_MODEL_SHARED": "sometimes"})
