@@ -11,14 +11,14 @@ from flask.cli import AppGroup
 from connectivity.settings import Settings
 from connectivity.store.database import Database
 from connectivity.store.read_fence import ReadsNotFenced
-from connectivity.web.services import Services, services
+from connectivity.web.services import services
 
 # The app's extension holding why it was built without its settings (operator/__init__.py
 # cli_without_settings): a command that needs them then says what to set.
 SETTINGS_MISSING = "connectivity.settings_missing"
 
 
-def _services() -> Services:
+def _services():
     missing = current_app.extensions.get(SETTINGS_MISSING)
     if missing is not None:
         raise missing
