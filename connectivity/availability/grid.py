@@ -58,9 +58,10 @@ def unpack_restrictions(flags: np.ndarray) -> np.ndarray:
                      (flags & FLAG_CTD) >> 2], axis=-1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Offer:
-    """A (room type, rate plan) the plan sells, with what judging a party needs of it."""
+    """A (room type, rate plan) the plan sells, with what judging a party needs of it. Slots:
+    the read model holds one per offer of every hotel (a __dict__ each was 300 bytes more)."""
     room_type_id: int
     rate_plan_id: int
     currency: str
