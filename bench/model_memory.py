@@ -1,10 +1,17 @@
-"""What the read model costs in memory (docs/benchmarks.md, "Reads that follow writes"): gunicorn
-as the Procfile runs it on the bench data set, once with the model loading every hotel
-(SEARCH_MODEL_PRELOAD) and once without it (SEARCH_READ_MODEL=off), and per web process its
-resident memory (RSS) and its proportional share (PSS, shared pages divided among the processes
-that map them), with the model's own arrays as `pcs_search_model_bytes` reports them.
+"""What the read model costs in memory, and how long a cold start takes (docs/benchmarks.md,
+"One copy per machine"): gunicorn as the Procfile runs it on the bench data set, with the
+machine's model host loading every hotel (SEARCH_MODEL_PRELOAD), and again with the model off
+(SEARCH_READ_MODEL=off), each with 2 and then 4 workers. Per process its resident memory (RSS)
+and its proportional share (PSS: shared pages divided among the processes that map them); the
+host's own figures apart from the workers'.
 
-`python -m bench.model_memory [--workers 4]` (the bench's data set must exist: `make bench` once)."""
+- the copy: the host's PSS, and the model's arrays as pcs_search_model_bytes reports them;
+- each further worker: (PSS of all workers at 4 - at 2) / 2, with the host and without a model;
+- cold start: from the server's start (the host empty) to the host holding every hotel, while
+  the statements answer meanwhile.
+
+`python -m bench.model_memory` (the bench's data set must exist: `make bench` once; BENCH_HOTELS
+and BENCH_DATABASE for the 10,000-hotel one)."""
 
 from __future__ import annotations
 
@@ -13,6 +20,7 @@ import http.client
 import time
 from pathlib import Path
 
+from .dataset import Spec
 from .discovery import wait_for_search_model
 from .generate import ensure_dataset
 from .server import WebServer
@@ -29,15 +37,23 @@ def _kib(pid: int, field: str, source: str) -> int:
     return 0
 
 
-def workers(master: int) -> list[int]:
-    children = PROC / str(master) / "task" / str(master) / "children"
-    return sorted(int(p) for p in children.read_text().split())
+def children(master: int) -> list[int]:
+    return sorted(int(p) for task in (PROC / str(master) / "task").iterdir()
+                  for p in (task / "children").read_text().split())
 
 
-def memory(server: WebServer) -> list[dict]:
-    return [{"pid": pid, "rss_mib": _kib(pid, "VmRSS", "status") / 1024,
-             "pss_mib": _kib(pid, "Pss", "smaps_rollup") / 1024}
-            for pid in workers(server.process.pid)]
+def is_host(pid: int) -> bool:
+    return b"read_model.host" in (PROC / str(pid) / "cmdline").read_bytes()
+
+
+def memory(server: WebServer) -> dict:
+    """{"host": [...], "workers": [...]}, each process's RSS and PSS in MiB."""
+    out = {"host": [], "workers": []}
+    for pid in children(server.process.pid):
+        out["host" if is_host(pid) else "workers"].append(
+            {"pid": pid, "rss_mib": _kib(pid, "VmRSS", "status") / 1024,
+             "pss_mib": _kib(pid, "Pss", "smaps_rollup") / 1024})
+    return out
 
 
 def model_bytes(port: int) -> list[float]:
@@ -50,37 +66,55 @@ def model_bytes(port: int) -> list[float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--workers", default="2,4", help="worker counts to compare (2,4)")
     args = parser.parse_args(argv)
+    counts = [int(w) for w in args.workers.split(",")]
+    hotels = Spec().properties
     stack = start_stack()
+    figures: dict = {}
     try:
         ensure_dataset(stack.database_url)
         base = {"DATABASE_URL": stack.database_url, "REDIS_URL": stack.redis_url,
-                "SECRET_KEY": stack.secret_key, "REDIS_PREFIX": stack.redis_prefix,
-                "WEB_CONCURRENCY": str(args.workers)}
-        figures = {}
-        for label, extra in (("with the model", {"SEARCH_MODEL_PRELOAD": "on"}),
-                             ("without the model", {"SEARCH_READ_MODEL": "off"})):
-            with WebServer("app", {**base, **extra}) as server:
-                if "SEARCH_MODEL_PRELOAD" in extra:
-                    began = time.monotonic()
-                    wait_for_search_model(f"http://127.0.0.1:{server.port}", 1000)
-                    figures["load_s"] = round(time.monotonic() - began, 1)
-                    figures["model_mib"] = [round(b / MIB, 1) for b in model_bytes(server.port)]
-                time.sleep(2)
-                figures[label] = memory(server)
+                "SECRET_KEY": stack.secret_key, "REDIS_PREFIX": stack.redis_prefix}
+        for label, extra in (("host", {"SEARCH_MODEL_PRELOAD": "on"}),
+                             ("off", {"SEARCH_READ_MODEL": "off"})):
+            for count in counts:
+                env = {**base, **extra, "WEB_CONCURRENCY": str(count)}
+                began = time.monotonic()
+                with WebServer("app", env) as server:
+                    if label == "host":
+                        wait_for_search_model(f"http://127.0.0.1:{server.port}", hotels)
+                        figures.setdefault("cold_start_s", []).append(
+                            round(time.monotonic() - began, 1))
+                        figures["model_mib"] = [round(b / MIB, 1)
+                                                for b in model_bytes(server.port)]
+                    time.sleep(2)
+                    figures[(label, count)] = memory(server)
     finally:
         stack.stop()
-    for label in ("with the model", "without the model"):
-        rows = figures[label]
-        print(f"{label}: " + ", ".join(f"RSS {r['rss_mib']:.0f} MiB / PSS {r['pss_mib']:.0f} MiB"
-                                       for r in rows))
-    with_pss = sum(r["pss_mib"] for r in figures["with the model"]) / args.workers
-    without_pss = sum(r["pss_mib"] for r in figures["without the model"]) / args.workers
-    print(f"model arrays per process (pcs_search_model_bytes): {figures['model_mib']} MiB; "
-          f"loaded in {figures['load_s']} s")
-    print(f"per web process: PSS {with_pss:.0f} MiB with the model, {without_pss:.0f} without: "
-          f"the copy costs {with_pss - without_pss:.0f} MiB in each of {args.workers} processes")
+    for (label, count), found in sorted((k, v) for k, v in figures.items() if isinstance(k, tuple)):
+        rows = found["host"] + found["workers"]
+        print(f"{label}, {count} workers: " + ", ".join(
+            f"{'host ' if r in found['host'] else ''}RSS {r['rss_mib']:.0f} / PSS {r['pss_mib']:.0f}"
+            for r in rows))
+
+    def workers_pss(label, count):
+        return sum(r["pss_mib"] for r in figures[(label, count)]["workers"])
+    low, high = counts[0], counts[-1]
+    host_pss = [r["pss_mib"] for r in figures[("host", high)]["host"]]
+    print(f"{hotels:,} hotels. The copy: the host's PSS {host_pss[0]:.0f} MiB "
+          f"({host_pss[0] * 1024 / hotels:.0f} KiB a hotel); its arrays "
+          f"(pcs_search_model_bytes) {max(figures['model_mib'])} MiB")
+    if high > low:
+        per_worker = {label: (workers_pss(label, high) - workers_pss(label, low)) / (high - low)
+                      for label in ("host", "off")}
+        print(f"each further worker: {per_worker['host']:.0f} MiB with the host, "
+              f"{per_worker['off']:.0f} MiB without a model: "
+              f"{per_worker['host'] - per_worker['off']:+.0f} MiB")
+    print(f"host total at {high} workers: "
+          f"{host_pss[0] + workers_pss('host', high):.0f} MiB, against "
+          f"{workers_pss('off', high):.0f} MiB without a model")
+    print(f"cold start (server start to every hotel held): {figures['cold_start_s']} s")
     return 0
 
 

@@ -48,7 +48,7 @@ def main() -> None:
     for i in range(requests):  # the hotels asked for, loaded before anything is measured
         asked = request(i)
         model.selling(caller.partner_id, caller.environment, asked["hotel_code"],
-                      asked["check_in"], asked["check_out"])
+                      asked["check_in"], asked["check_out"], None)
     print(f"model loaded {model.held()} hotels in {time.perf_counter() - began:.1f} s")
     answers = {way: [] for way in WAYS}
     cpu = {way: 0.0 for way in WAYS}

@@ -253,7 +253,8 @@ def seed_ari(port: int, push: str) -> None:
 
 
 def catch_up_figures(port: int) -> str:
-    """How many catch-ups the web processes made, and their mean time, from /metrics."""
+    """How many catch-ups the read model made (the model host's, or every worker's own), and
+    their mean time, from /metrics."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     conn.request("GET", "/metrics")
     text = conn.getresponse().read().decode()
@@ -300,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{sum(b.cancel_acked is not None for b in booked)} cancels, "
           f"{sum(p.acked is not None for p in run.pushes)} ARI batches applied")
     print(f"  reads checked: {len(run.reads)} ({len(run.reads) * NIGHTS * 2} night values)")
-    print(f"  the web processes' catch-ups: {catch_ups}")
+    print(f"  the read model's catch-ups (the model host's, or every worker's): {catch_ups}")
     print(f"  errors: {dict(run.errors) or 'none'}")
     print(f"  violations: {len(violations)}")
     for line in violations[:20]:

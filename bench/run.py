@@ -86,7 +86,7 @@ def make_command(args: argparse.Namespace) -> str:
         parts.append("BENCH_ARGS=--citus")
     env = [f"{k}={','.join(map(_without_password, os.environ[k].split(',')))}" for k in (
         "DATABASE_URL", "REDIS_URL", "BENCH_DATABASE", "WEB_CONCURRENCY", "WEB_THREADS",
-        "DB_POOL_SIZE", *(("CITUS_WORKER_URLS", "CITUS_SHARD_COUNT") if args.citus else ()))
+        "DB_POOL_SIZE", "SEARCH_MODEL_SHARED", *(("CITUS_WORKER_URLS", "CITUS_SHARD_COUNT") if args.citus else ()))
         if os.environ.get(k)]
     return " ".join(env + parts)
 
