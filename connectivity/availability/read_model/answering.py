@@ -50,7 +50,7 @@ def as_rows(answers: list[Answer]) -> Rows:
 
 
 def merged(codes: list[str], rows: Rows, rest: list[str], reference: Reference) -> Rows:
-    """The model's rows (`held_rows`) and the statement's for `rest`, in the codes' order."""
+    """The model's rows (`held_answers`) and the statement's for `rest`, in the codes' order."""
     if not rest:
         return rows  # in the codes' order already
     found = {row["hotel_code"]: row for row in reference(rest)}
@@ -67,22 +67,16 @@ class Answering:
         """search.sql's rows for `codes`, in their order: from the model where it holds the
         hotel exactly, from `reference` (the statement, for the codes given) for the rest.
         `fence`: the read fence's token as the request read it (`refresh`)."""
-        return merged(codes, *self.held_rows(partner_id, environment, codes, request, now,
-                                             fence), reference)
-
-    def held_rows(self, partner_id: int, environment: str, codes: list[str], request: dict,
-                  now: dt.datetime, fence: bytes | None) -> tuple[Rows, list[str]]:
-        """The rows of the codes the model answers, in their order, and the codes it leaves to
-        the statement (`rest`: not held yet, not exact, or the stay outside its days; those
-        not held are loaded for the next searches). A paused hotel is in neither: unknown,
-        as search.sql answers it."""
         answers, rest = self.held_answers(partner_id, environment, codes, request, now, fence)
-        return as_rows(answers), rest
+        return merged(codes, as_rows(answers), rest, reference)
 
     def held_answers(self, partner_id: int, environment: str, codes: list[str], request: dict,
                      now: dt.datetime, fence: bytes | None) -> tuple[list[Answer], list[str]]:
-        """`held_rows` as Answer tuples: what the model host sends a worker (a third of the
-        pickling of the rows as dicts with Decimals)."""
+        """The answers of the codes the model holds, in their order, and the codes it leaves
+        to the statement (`rest`: not held yet, not exact, or the stay outside its days; those
+        not held are loaded for the next searches). A paused hotel is in neither: unknown, as
+        search.sql answers it. Tuples, not search.sql's dicts: what the model host sends a
+        worker (a third of the pickling of dicts with Decimals)."""
         self.refresh(fence)
         if not self._background:
             held_of = self._codes.get((partner_id, environment), {})
@@ -99,7 +93,7 @@ class Answering:
                 rest.append(code)
                 continue
             if not held.active:
-                continue
+                continue  # a paused hotel is not sold: unknown, as search.sql answers
             if not held.exact or not held.covers(check_in, check_out):
                 rest.append(code)
                 continue
