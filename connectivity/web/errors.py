@@ -31,6 +31,19 @@ class ApiError(Exception):
         if code is not None:
             self.code = code
 
+    def __reduce__(self):
+        # Pickled whole, whatever a subclass's __init__ takes (an exception is rebuilt from its
+        # args alone by default): the model host sends what it raises to the worker that asked
+        # (availability/read_model/host.py).
+        return _rebuilt, (type(self), self.args, dict(self.__dict__))
+
+
+def _rebuilt(cls: type[ApiError], args: tuple, state: dict) -> ApiError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
 
 class MalformedJson(ApiError):
     code = "malformed_json"

@@ -8,6 +8,7 @@ import datetime as dt
 import http.client
 import json
 import os
+import pickle
 import signal
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 
 from connectivity.availability.read_model.rows import numbers
 from connectivity.settings import SettingsError, shared_search_model
+from connectivity.web.errors import ServiceUnavailable, ValidationFailed
 from tests.availability.conftest import API, START
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 from tests.support.web_process import web_process
@@ -134,3 +136,14 @@ def test_the_master_starts_a_host_unless_told_not_to(env, shared):
 def test_a_shared_setting_that_is_neither_on_nor_off_stops_start_up():
     with pytest.raises(SettingsError):
         shared_search_model({"SEARCH_MODEL_SHARED": "sometimes"})
+
+
+def test_an_error_the_host_raises_reaches_the_worker_whole():
+    # What the host sends back is pickled: a refusal must keep its code, status and details.
+    refused = ValidationFailed({"occupancy": ["too many children"]})
+    again = pickle.loads(pickle.dumps(refused))
+    assert (type(again), again.code, again.status, again.message, again.details) == \
+        (ValidationFailed, "validation_failed", refused.status, refused.message,
+         {"fields": {"occupancy": ["too many children"]}})
+    unavailable = pickle.loads(pickle.dumps(ServiceUnavailable("later", retry_after=7)))
+    assert (unavailable.headers, unavailable.status) == ({"Retry-After": "7"}, 503)
