@@ -110,6 +110,9 @@ class Settings:
     # Days the model holds from yesterday on (memory grows with them); a stay that ends past
     # them is searched by the statement.
     search_model_window_days: int = 400
+    # One model host for the machine, started by gunicorn's master (shared_search_model below);
+    # off: each web process holds its own model.
+    search_model_shared: bool = True
     # Where the machine's model host listens (read_model/host.py): set by the gunicorn master
     # that started it, for its workers, when SEARCH_MODEL_SHARED is on. Empty: the process
     # holds its own model.
@@ -171,6 +174,7 @@ class Settings:
                 in ("on", "1", "true", "yes"),
                 search_model_max_properties=int(env.get("SEARCH_MODEL_MAX_PROPERTIES", 0)),
                 search_model_window_days=int(env.get("SEARCH_MODEL_WINDOW_DAYS", 400)),
+                search_model_shared=_switch(env, "SEARCH_MODEL_SHARED", True),
                 search_model_socket=env.get("SEARCH_MODEL_SOCKET", ""),
             )
         except ValueError as exc:
