@@ -10,11 +10,16 @@ import json
 import os
 import pickle
 import signal
+import threading
 import time
+from multiprocessing.connection import Listener
 from pathlib import Path
 
 import pytest
 
+from connectivity.availability.read_model import remote
+from connectivity.availability.read_model.host import socket_key
+from connectivity.telemetry import REGISTRY
 from connectivity.availability.read_model.rows import numbers
 from connectivity.settings import SettingsError, shared_search_model
 from connectivity.web.errors import ServiceUnavailable, ValidationFailed
@@ -147,3 +152,39 @@ def test_an_error_the_host_raises_reaches_the_worker_whole():
          {"fields": {"occupancy": ["too many children"]}})
     unavailable = pickle.loads(pickle.dumps(ServiceUnavailable("later", retry_after=7)))
     assert (unavailable.headers, unavailable.status) == ({"Retry-After": "7"}, 503)
+
+
+def unreachable() -> float:
+    return REGISTRY.get_sample_value("pcs_search_model_host_unreachable_total") or 0.0
+
+
+def test_a_host_too_slow_to_answer_leaves_the_read_to_the_statements(tmp_path, monkeypatch):
+    # A host that takes the read and never answers (stuck): after ANSWER_SECONDS the worker's
+    # statements answer every code, and it does not wait a second time on the same read.
+    monkeypatch.setattr(remote, "ANSWER_SECONDS", 0.3)
+    key = socket_key("k" * 40)
+    listener = Listener(str(tmp_path / "host.sock"), family="AF_UNIX", authkey=key)
+    taken = []
+
+    def accept():
+        while True:
+            try:
+                taken.append(listener.accept())
+            except OSError:
+                return
+    threading.Thread(target=accept, daemon=True).start()
+    model = remote.HostedModel(str(tmp_path / "host.sock"), key)
+    asked = []
+
+    def reference(codes):
+        asked.append(codes)
+        return [{"hotel_code": code, "lowest_total_amount": None} for code in codes]
+    before = unreachable()
+    rows = model.search_rows(1, "sandbox", ["A", "B"], {"hotel_codes": ["A", "B"]}, None,
+                             reference, b"token")
+    assert [row["hotel_code"] for row in rows] == ["A", "B"] and asked == [["A", "B"]]
+    assert unreachable() == before + 1
+    assert len(taken) == 1  # asked once, not again on a new connection
+    listener.close()
+    # No host at all: the same, at once.
+    assert model.rates_view(1, "sandbox", "A", None, None, b"token") is None

@@ -76,9 +76,10 @@ class HostedModel:
                 if not conn.poll(ANSWER_SECONDS):
                     raise TimeoutError("the model host did not answer")
                 status, value = conn.recv()
-            except (OSError, EOFError):  # TimeoutError and ConnectionRefusedError are OSErrors
+            except (OSError, EOFError) as exc:  # ConnectionRefusedError is one, TimeoutError too
                 self._drop(conn)
-                if attempt == 2:
+                # A host too slow to answer is not asked again: the statements answer now.
+                if attempt == 2 or isinstance(exc, TimeoutError):
                     UNREACHABLE.inc()
                     raise HostUnreachable() from None
                 continue

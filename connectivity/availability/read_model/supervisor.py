@@ -45,10 +45,6 @@ class HostSupervisor:
                 break  # the watcher starts another; the workers use the statements meanwhile
             time.sleep(0.05)
 
-    @property
-    def pid(self) -> int | None:
-        return None if self._process is None else self._process.pid
-
     def _spawn(self) -> None:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "connectivity.availability.read_model.host"],
