@@ -16,6 +16,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 from connectivity.availability.search import search_parameters
+from connectivity.settings import shared_search_model
 from connectivity.store.queries import queries
 
 from .dataset import ALL_PARTNER
@@ -63,9 +64,8 @@ def wait_for_search_model(base_url: str, hotels: int, timeout: float = 900) -> N
     """Until the machine's model host (or, with SEARCH_MODEL_SHARED off, every web process's
     own model) holds the data set (SEARCH_MODEL_PRELOAD, which the bench sets): figures taken
     while it loads would measure the load."""
-    shared = os.environ.get("SEARCH_MODEL_SHARED", "on").lower() not in ("off", "false", "0",
-                                                                         "no")
-    workers = 1 if shared else int(os.environ.get("WEB_CONCURRENCY") or (os.cpu_count() or 1) * 2)
+    workers = (1 if shared_search_model(os.environ)
+               else int(os.environ.get("WEB_CONCURRENCY") or (os.cpu_count() or 1) * 2))
     began = time.monotonic()
     while time.monotonic() - began < timeout:
         text = urllib.request.urlopen(f"{base_url}/metrics", timeout=10).read().decode()

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -23,9 +21,9 @@ import psycopg
 from connectivity.availability.read_model import HostedModel, SearchModel
 from connectivity.availability.read_model.host import socket_key
 from connectivity.store.database import Database
+from devtools.live import procfile_process
 
 from .dataset import Spec, hotel_codes
-from .server import ROOT
 
 READS = 300
 KEY = "model-host-cpu-" + "x" * 32
@@ -80,23 +78,17 @@ def main() -> int:
         time.sleep(1)
     results = {"in the process": measure(own, partner_id, environment, codes, None)}
     del own
-    folder = Path(tempfile.mkdtemp(prefix="pcs-host-cpu-"))
-    path = folder / "host.sock"
-    host = subprocess.Popen(
-        [sys.executable, "-m", "connectivity.availability.read_model.host"], cwd=ROOT,
-        env={**os.environ, "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-             "SECRET_KEY": KEY, "SEARCH_MODEL_SOCKET": str(path), "SEARCH_MODEL_PRELOAD": "on",
-             "SEARCH_MODEL_REFRESH_SECONDS": "60", "LOG_LEVEL": "WARNING"})
-    try:
+    path = Path(tempfile.mkdtemp(prefix="pcs-host-cpu-")) / "host.sock"
+    with procfile_process("connectivity.availability.read_model.host", {
+            "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
+            "SECRET_KEY": KEY, "SEARCH_MODEL_SOCKET": str(path), "SEARCH_MODEL_PRELOAD": "on",
+            "SEARCH_MODEL_REFRESH_SECONDS": "60"}) as host:
         while not path.exists():
             time.sleep(0.1)
         hosted = HostedModel(str(path), socket_key(KEY))
         while hosted.held() < hotels:
             time.sleep(1)
         results["through the host"] = measure(hosted, partner_id, environment, codes, host.pid)
-    finally:
-        host.terminate()
-        host.wait(10)
     for where, figures in results.items():
         print(where + ": " + "; ".join(
             f"{name} {mine:.2f} ms here + {theirs:.2f} ms in the host = {mine + theirs:.2f} ms"

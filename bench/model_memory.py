@@ -38,12 +38,17 @@ def _kib(pid: int, field: str, source: str) -> int:
 
 
 def children(master: int) -> list[int]:
+    """Of every thread: the master's supervisor thread starts the hosts after the first."""
     return sorted(int(p) for task in (PROC / str(master) / "task").iterdir()
                   for p in (task / "children").read_text().split())
 
 
 def is_host(pid: int) -> bool:
-    return b"read_model.host" in (PROC / str(pid) / "cmdline").read_bytes()
+    """The model host, not a worker (False once it is gone)."""
+    try:
+        return b"read_model.host" in (PROC / str(pid) / "cmdline").read_bytes()
+    except FileNotFoundError:
+        return False
 
 
 def memory(server: WebServer) -> dict:

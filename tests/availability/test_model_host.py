@@ -23,6 +23,7 @@ from connectivity.telemetry import REGISTRY
 from connectivity.availability.read_model.rows import numbers
 from connectivity.settings import SettingsError, shared_search_model
 from connectivity.web.errors import ServiceUnavailable, ValidationFailed
+from bench.model_memory import children, is_host
 from tests.availability.conftest import API, START
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 from tests.support.web_process import web_process
@@ -30,20 +31,8 @@ from tests.support.web_process import web_process
 PROC = Path("/proc")
 
 
-def children(pid: int) -> list[int]:
-    """Of every thread: the master's supervisor thread starts the hosts after the first."""
-    return [int(p) for task in (PROC / str(pid) / "task").iterdir()
-            for p in (task / "children").read_text().split()]
-
-
 def host_of(master: int) -> int | None:
-    for pid in children(master):
-        try:
-            if b"read_model.host" in (PROC / str(pid) / "cmdline").read_bytes():
-                return pid
-        except FileNotFoundError:
-            continue
-    return None
+    return next((pid for pid in children(master) if is_host(pid)), None)
 
 
 def until(condition, seconds: float = 30):

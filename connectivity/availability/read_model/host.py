@@ -18,6 +18,8 @@ settings in the environment)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import os
 import signal
@@ -35,8 +37,6 @@ PARENT_CHECK_SECONDS = 1.0
 
 def socket_key(secret_key: str) -> bytes:
     """The key a client proves it knows (derived from SECRET_KEY: nothing more to configure)."""
-    import hashlib
-    import hmac
     return hmac.new(secret_key.encode(), b"pcs search model host", hashlib.sha256).digest()
 
 
@@ -56,7 +56,7 @@ class ModelHost:
         if operation == "forget":
             return self.model.forget()
         if operation == "held":
-            return {"properties": self.model.held(), "bytes": self.model.nbytes()}
+            return self.model.held()
         raise ValueError(f"unknown operation {operation!r}")
 
     def serve_connection(self, conn: Connection) -> None:

@@ -58,10 +58,8 @@ class HostedModel:
         self._call("forget")
 
     def held(self) -> int:
-        return self._call("held")["properties"]
-
-    def nbytes(self) -> int:
-        return self._call("held")["bytes"]
+        """Properties the host holds (the bench waits for its preload)."""
+        return self._call("held")
 
     def _call(self, *message):
         """The host's answer; an exception it raised is raised here. A broken connection is
