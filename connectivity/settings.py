@@ -110,6 +110,9 @@ class Settings:
     # Days the model holds from yesterday on (memory grows with them); a stay that ends past
     # them is searched by the statement.
     search_model_window_days: int = 400
+    # Connections that load hotels into the model side by side (each reads and builds a batch
+    # while the others wait on the database): a cold start is bounded by the database's cores.
+    search_model_load_connections: int = 2
     # One model host for the machine, started by gunicorn's master (shared_search_model below);
     # off: each web process holds its own model.
     search_model_shared: bool = True
@@ -174,6 +177,7 @@ class Settings:
                 in ("on", "1", "true", "yes"),
                 search_model_max_properties=int(env.get("SEARCH_MODEL_MAX_PROPERTIES", 0)),
                 search_model_window_days=int(env.get("SEARCH_MODEL_WINDOW_DAYS", 400)),
+                search_model_load_connections=int(env.get("SEARCH_MODEL_LOAD_CONNECTIONS", 2)),
                 search_model_shared=_switch(env, "SEARCH_MODEL_SHARED", True),
                 search_model_socket=env.get("SEARCH_MODEL_SOCKET", ""),
             )
@@ -203,6 +207,8 @@ class Settings:
             raise SettingsError("SEARCH_MODEL_REFRESH_SECONDS must be 0 to 60")
         if not 2 <= settings.search_model_window_days <= 1000:
             raise SettingsError("SEARCH_MODEL_WINDOW_DAYS must be 2 to 1000")
+        if not 1 <= settings.search_model_load_connections <= 16:
+            raise SettingsError("SEARCH_MODEL_LOAD_CONNECTIONS must be 1 to 16")
         if settings.privacy_purge_after_days < 1:
             raise SettingsError("PRIVACY_PURGE_AFTER_DAYS must be at least 1")
         if settings.hotel_ack_deadline_seconds < 1:

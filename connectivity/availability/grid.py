@@ -185,6 +185,16 @@ def statics_of(offers: Sequence[Offer]) -> np.ndarray:
                      for o in offers], np.int64).reshape(len(offers), 6)
 
 
+def encoded(money: np.ndarray, plan_flags: np.ndarray, room_flags: np.ndarray,
+            available: np.ndarray) -> tuple:
+    """The dense layout's days as an arena holds them (a palette per row, arena.py): the most
+    CPU of a hotel's load, and free of any model state, so a loader encodes outside the model's
+    lock."""
+    return (palettes(np.asarray(money, np.int64)),
+            palettes(np.asarray(plan_flags, np.int64)[:, :, None]),
+            palettes(_room(available, room_flags)))
+
+
 class Arenas:
     """A read model's arenas, one per index width: where each property is held, moved and
     released (the model's lock held, its writes counted)."""
@@ -206,12 +216,19 @@ class Arenas:
              room_flags: np.ndarray, available: np.ndarray, exact: bool,
              mappings: tuple[Mapping, ...] = ()) -> PropertyGrid:
         """A new slot from the dense layout's arrays (each [row, day(, 4)], `window` days)."""
+        return self.hold_encoded(property_id, timezone, currency, max_child_age, start, offers,
+                                 room_type_ids, offer_room_type,
+                                 encoded(money, plan_flags, room_flags, available), exact,
+                                 mappings)
+
+    def hold_encoded(self, property_id: int, timezone: str, currency: str, max_child_age: int,
+                     start: dt.date, offers: tuple[Offer, ...], room_type_ids: tuple[int, ...],
+                     offer_room_type: np.ndarray, days: tuple, exact: bool,
+                     mappings: tuple[Mapping, ...] = ()) -> PropertyGrid:
+        """A new slot from the days as `encoded` gives them."""
         offer_room_type = np.asarray(offer_room_type, np.int64)
-        encoded = (palettes(np.asarray(money, np.int64)),
-                   palettes(np.asarray(plan_flags, np.int64)[:, :, None]),
-                   palettes(_room(available, room_flags)))
-        arena = self.by_width[width_for(*(e[1] for e in encoded))]
-        offer_row, room_row = arena.put(*encoded, offer_room_type, statics_of(offers))
+        arena = self.by_width[width_for(*(e[1] for e in days))]
+        offer_row, room_row = arena.put(*days, offer_room_type, statics_of(offers))
         return PropertyGrid(property_id, timezone, currency, max_child_age, start, offers,
                             room_type_ids, offer_room_type, exact, mappings, arena, offer_row,
                             room_row)
@@ -281,6 +298,25 @@ def lookup(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray
     at = np.searchsorted(keys, wanted, sorter=order).clip(0, len(keys) - 1)
     hit = keys[order[at]] == wanted
     return order[at[hit]], hit
+
+
+# array_send of a two-dimensional int8 array without NULLs (offers.sql rate_days,
+# search_model.sql model_days): dimensions, a flag and the element type, each dimension's size
+# and lower bound, then every element as its length and value.
+ARRAY_HEADER = 12 + 2 * 8
+PLAN_WIDTH, ROOM_WIDTH = 12, 8  # values a row of rate_plan_days, of room_type_days
+ELEMENT = np.dtype([("length", ">i4"), ("value", ">i8")])
+
+
+def int8_rows(sent: bytes | None, width: int) -> np.ndarray:
+    """The day rows a statement sent as one int8 array, as [rows, width] (none: array_agg's
+    NULL). Refuses anything else: every element is 8 bytes, and the rows are `width` wide."""
+    if not sent:
+        return np.zeros((0, width), np.int64)
+    elements = np.frombuffer(sent, ELEMENT, offset=ARRAY_HEADER)
+    if (elements["length"] != 8).any() or elements.size % width:
+        raise ValueError("day rows: not an int8 array without NULLs of rows of the width asked")
+    return elements["value"].astype(np.int64).reshape(-1, width)
 
 
 def rooms_of(occupancy: Sequence[RoomOccupancy]) -> tuple[tuple[int, int, int], ...]:

@@ -25,7 +25,8 @@ from functools import cache
 import numpy as np
 from psycopg.rows import tuple_row
 
-from connectivity.availability.grid import lookup, rooms_of, unpack_restrictions
+from connectivity.availability.grid import (PLAN_WIDTH, ROOM_WIDTH, int8_rows, lookup, rooms_of,
+                                            unpack_restrictions)
 from connectivity.availability.stay import fx_multiplier
 from connectivity.pricing import (REASONS, RatePlanRules, RoomOccupancy, convert_nights,
                                   minor_units, nationality_allowed)
@@ -36,7 +37,6 @@ SCALE_DIGITS = 6
 NEVER_SENT = -1    # offers.sql rate_days: a rate never sent
 INEXACT = -2       # offers.sql rate_days: a stored amount the integers do not hold exactly
 LIMIT = 2**62      # int64 holds every sum below it, with room for rounding's half unit
-PLAN_WIDTH, ROOM_WIDTH = 12, 8
 # Columns of the restriction arrays, as offers.sql sends them.
 CLOSED, MIN_STAY, MAX_STAY, CTA, CTD = range(5)
 BIT = {reason: 1 << i for i, reason in enumerate(REASONS)}
@@ -76,9 +76,9 @@ def read_rate_days(conn, property_id: int, offers: Sequence[dict], check_in: dt.
             "room_type_ids": sorted({o["room_type_id"] for o in offers}),
             "rate_plan_ids": sorted({o["rate_plan_id"] for o in offers}),
             **usable_prices(offers, occupancy)}).fetchall()
-        days = {kind: _int8_array(value) for kind, value in rows}
-        plan = days.get("plan", np.zeros(0, np.int64)).reshape(-1, PLAN_WIDTH)
-        room = days.get("room", np.zeros(0, np.int64)).reshape(-1, ROOM_WIDTH)
+        days = dict(rows)
+        plan = int8_rows(days.get("plan"), PLAN_WIDTH)
+        room = int8_rows(days.get("room"), ROOM_WIDTH)
         if (plan[:, 3:7] == INEXACT).any():
             return None
         # Rows of pairs the request does not ask for (the ids' cross product reads a few) are
@@ -109,18 +109,6 @@ def held_days(money: np.ndarray, plan_flags: np.ndarray, room_flags: np.ndarray,
     n = money.shape[1] - 1
     return RateDays(money[:, :n], unpack_restrictions(plan_flags),
                     unpack_restrictions(room_flags), available[:, :n])
-
-
-# array_send of a two-dimensional int8 array without NULLs: dimensions, a flag and the element
-# type, each dimension's size and lower bound, then every element as its length and value.
-ARRAY_HEADER = 12 + 2 * 8
-ELEMENT = np.dtype([("length", ">i4"), ("value", ">i8")])
-
-
-def _int8_array(sent: bytes | None) -> np.ndarray:
-    if not sent:  # no row: array_agg's NULL
-        return np.zeros(0, np.int64)
-    return np.frombuffer(sent, ELEMENT, offset=ARRAY_HEADER)["value"].astype(np.int64)
 
 
 def usable_prices(offers: Sequence[dict], occupancy: Sequence[RoomOccupancy]) -> dict:

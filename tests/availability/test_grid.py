@@ -15,12 +15,14 @@ import datetime as dt
 from decimal import Decimal
 
 import numpy as np
+import pytest
+from psycopg.rows import tuple_row
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from connectivity.availability import arena as arena_module
 from connectivity.availability.grid import (
-    NONE, SCALE_DIGITS, Arenas, Conversion, Mapping, Offer, PropertyGrid, cheapest,
+    NONE, SCALE_DIGITS, Arenas, Conversion, Mapping, Offer, PropertyGrid, cheapest, int8_rows,
     pack_restrictions, to_money)
 from connectivity.pricing import (NightInput, NightRates, NightRestrictions, RatePlanRules,
                                   RoomOccupancy, evaluate_stay, quote_in_currency)
@@ -287,3 +289,19 @@ def test_prices_finer_than_the_currency_are_rounded_night_by_night():
     [fast] = cheapest([(grid, np.arange(1))], START, check_out, party, None)
     assert to_money(fast, "EUR") == Decimal("24.70") == reference(
         grid, START, check_out, party, None, "EUR", {"EUR": Decimal(1)})
+
+
+def test_day_rows_read_as_postgresql_sends_them(db):
+    """grid.int8_rows reads array_send's bytes whole (offers.sql rate_days, search_model.sql
+    model_days); anything but an int8 array without NULLs of the width asked is refused, never
+    read as shifted values."""
+    def sent(array_sql: str) -> bytes:
+        with db.connection() as conn, conn.cursor(binary=True, row_factory=tuple_row) as cursor:
+            return cursor.execute(f"SELECT array_send({array_sql})").fetchone()[0]
+    rows = int8_rows(sent("ARRAY[[1, -2, 3], [4, 5, 9223372036854775807]]::bigint[]"), 3)
+    assert rows.tolist() == [[1, -2, 3], [4, 5, 2**63 - 1]]
+    assert int8_rows(None, 12).shape == (0, 12)
+    with pytest.raises(ValueError):
+        int8_rows(sent("ARRAY[[1, NULL, 3]]::bigint[]"), 3)
+    with pytest.raises(ValueError):
+        int8_rows(sent("ARRAY[[1, 2, 3]]::bigint[]"), 2)

@@ -20,7 +20,6 @@ import pytest
 from connectivity.availability.read_model import remote
 from connectivity.availability.read_model.host import socket_key
 from connectivity.telemetry import REGISTRY
-from connectivity.availability.read_model.rows import numbers
 from connectivity.settings import SettingsError, shared_search_model
 from connectivity.web.errors import ServiceUnavailable, ValidationFailed
 from bench.model_memory import children, is_host
@@ -111,14 +110,6 @@ def gone(pid: int) -> bool:
         return (PROC / str(pid) / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] == b"Z"
     except FileNotFoundError:
         return True
-
-
-def test_a_day_text_that_is_not_all_numbers_is_refused():
-    # numpy's parser stops at the first value it cannot read: the count check must see it.
-    assert numbers("1 2 3 4", 2).tolist() == [[1, 2], [3, 4]]
-    assert numbers("", 3).shape == (0, 3)
-    with pytest.raises(ValueError):
-        numbers("1 2 x 4", 2)
 
 
 @pytest.mark.parametrize("env, shared", [({}, True), ({"SEARCH_MODEL_SHARED": "off"}, False),

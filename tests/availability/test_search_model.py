@@ -202,3 +202,55 @@ def test_days_updated_past_their_palettes_room_move_the_hotel_and_it_answers_the
         assert answer == search(services_of(app).reads, caller, request(offset), now, None)
         assert answer["hotels"][0]["available"]
     assert model._grids[grid.property_id].arena.dtype == np.uint16
+
+
+def _read_with(model: SearchModel, meanwhile) -> list:
+    """Make `meanwhile` happen once, right after the model's loading read a batch (outside its
+    lock, loading.py) and before it holds it."""
+    read, done = model._read_properties, []
+
+    def read_then(conn, property_ids):
+        copy = read(conn, property_ids)
+        if not done:
+            done.append(property_ids)
+            meanwhile()
+        return copy
+    model._read_properties = read_then
+    return done
+
+
+def test_a_change_caught_up_while_its_hotel_is_being_read_is_read_again(app, lisbon_ari, db):
+    """A catch-up (a search's, between a load's read and its hold) applies a change to a hotel
+    whose copy was read before it: that copy is not held but read again. Held, it would keep
+    the old price for good, the model's position being past the change."""
+    model = SearchModel(services_of(app).reads, background=False, load_connections=2)
+    caller = _caller(db)
+    request = {"hotel_codes": ["ACME-LIS"], "check_in": day(0), "check_out": day(2),
+               "rooms": 1, "occupancy": [{"adults": 2}]}
+    now = dt.datetime.now(dt.timezone.utc)
+
+    def change_and_catch_up():
+        set_plan_days(db, "LIS1", "DBL", "NRF", [day(1)], rate="50.00")
+        model.refresh(None)
+    done = _read_with(model, change_and_catch_up)
+    [hotel] = search(services_of(app).reads, caller, request, now, model)["hotels"]
+    assert done and model.held() == 1
+    assert hotel["lowest_total_amount"] == Decimal("140.00")
+    [again] = search(services_of(app).reads, caller, request, now, model)["hotels"]
+    assert again["lowest_total_amount"] == Decimal("140.00")
+
+
+def test_a_load_under_way_when_the_model_is_emptied_holds_nothing_it_read(app, lisbon_ari, db):
+    """forget() (a restored database) while a batch is being read: what was read before it is
+    not held; the statement answers, and the next search loads the hotel anew."""
+    model = SearchModel(services_of(app).reads, background=False, load_connections=2)
+    caller = _caller(db)
+    request = {"hotel_codes": ["ACME-LIS"], "check_in": day(0), "check_out": day(2),
+               "rooms": 1, "occupancy": [{"adults": 2}]}
+    now = dt.datetime.now(dt.timezone.utc)
+    done = _read_with(model, model.forget)
+    answer = search(services_of(app).reads, caller, request, now, model)
+    assert done and model.held() == 0
+    assert answer == search(services_of(app).reads, caller, request, now, None)
+    search(services_of(app).reads, caller, request, now, model)
+    assert model.held() == 1

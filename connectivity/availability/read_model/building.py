@@ -19,4 +19,5 @@ def search_model_of(settings, db) -> SearchModel:
         background=settings.search_model_loading == "background",
         refresh_seconds=settings.search_model_refresh_seconds,
         max_properties=settings.search_model_max_properties,
-        window_days=settings.search_model_window_days)
+        window_days=settings.search_model_window_days,
+        load_connections=settings.search_model_load_connections)

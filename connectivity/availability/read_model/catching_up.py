@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 import numpy as np
 import psycopg
+from psycopg.rows import tuple_row
 
 from connectivity.availability.feed_cursor import Position
 from connectivity.logtail.tail import horizons_and_next
@@ -151,6 +152,8 @@ class CatchingUp:
         days: dict[int, list[dict]] = {}
         for change in changes:
             pid = change["property_id"]
+            if pid in self._in_flight:
+                self._in_flight[pid] = True  # being read: its copy may predate this change
             if pid not in self._grids:
                 continue
             if change["from_date"] is None or {"content", "distribution"} & set(change["kinds"]):
@@ -187,7 +190,7 @@ class CatchingUp:
             plan_flags = np.zeros((offers, width), np.int64)
             room_flags = np.zeros((rooms, width), np.int64)
             available = np.zeros((rooms, width), np.int64)
-            exact = fill_days(rp.get(pid, ""), rt.get(pid, ""), grid.offers, grid.room_type_ids,
+            exact = fill_days(rp.get(pid), rt.get(pid), grid.offers, grid.room_type_ids,
                           money, plan_flags, room_flags, available)
             patched = self._arenas.patch(grid, (first - grid.start).days, money, plan_flags,
                                          room_flags, available, exact)
@@ -197,12 +200,15 @@ class CatchingUp:
 
     @staticmethod
     def _days(conn, windows: dict[int, tuple[dt.date, dt.date, dt.date]]):
-        """{property: text} of each day table for {property: (start, first, last)}."""
+        """{property: rows as sent} of each day table for {property: (start, first, last)}."""
         ids = list(windows)
         params = {"property_ids": ids, "starts": [windows[p][0] for p in ids],
                   "first_dates": [windows[p][1] for p in ids],
                   "last_dates": [windows[p][2] for p in ids]}
-        days: dict[str, dict[int, str]] = {"plan": {}, "room": {}}
-        for row in queries().availability.model_days(conn, **params):
-            days[row["days_of"]][row["property_id"]] = row["days"]
+        days: dict[str, dict[int, bytes]] = {"plan": {}, "room": {}}
+        # Binary: the bytea arrives as the bytes PostgreSQL holds, with no hex to decode.
+        with conn.cursor(binary=True, row_factory=tuple_row) as cursor:
+            for days_of, property_id, sent in cursor.execute(
+                    queries().availability.model_days.sql, params):
+                days[days_of][property_id] = sent
         return days["plan"], days["room"]

@@ -101,7 +101,9 @@ def main() -> int:
     path = settings.search_model_socket
     if not path:
         raise SystemExit("SEARCH_MODEL_SOCKET: where the model host listens")
-    db = Database(settings.database_url, max_size=4, timeout=settings.db_pool_timeout_seconds,
+    # The loading connections, and one for the reads a catch-up's reloads make.
+    db = Database(settings.database_url, max_size=settings.search_model_load_connections + 2,
+                  timeout=settings.db_pool_timeout_seconds,
                   application_name="pcs-model-host",
                   statement_timeout_seconds=settings.db_statement_timeout_seconds,
                   idle_in_transaction_timeout_seconds=(

@@ -8,10 +8,13 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Set as AbstractSet
+from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 
-from connectivity.availability.grid import NONE, SCALE_DIGITS, Arenas, PropertyGrid
+from connectivity.availability.grid import NONE, SCALE_DIGITS, Arenas, PropertyGrid, encoded
 from connectivity.store.queries import queries
 from connectivity.availability.read_model.metrics import BYTES, HELD, LOADS
 from connectivity.availability.read_model.held import Held
@@ -20,8 +23,22 @@ from connectivity.availability.read_model.rows import (fill_days, mapping_of, of
 
 log = logging.getLogger(__name__)
 
-LOAD_BATCH = 4             # properties loaded per hold of the lock (searches skip their
-                           # catch-up meanwhile: a short hold keeps them fresh)
+LOAD_BATCH = 4             # properties read per statement (a batch is held at once)
+
+
+class Loaded(NamedTuple):
+    """A property as read, Arenas.hold_encoded's arguments in its order."""
+    property_id: int
+    timezone: str
+    currency: str
+    max_child_age: int
+    start: dt.date
+    offers: tuple
+    room_type_ids: tuple
+    offer_room: np.ndarray
+    days: tuple            # grid.encoded
+    exact: bool
+    mappings: tuple
 
 class Loading:
     """SearchModel's loading and holding (read_model/model.py holds its state)."""
@@ -70,34 +87,86 @@ class Loading:
         except queue.Empty:
             pass
         try:
-            with self._reads.connection() as conn:
-                ids: set[int] = set()
-                for asked in wanted:
-                    if asked is None:
-                        ids.update(r["property_id"] for r in
-                                   queries().availability.model_all_properties(conn))
-                        continue
-                    partner_id, environment, codes = asked
-                    ids.update(r["property_id"] for r in queries().availability.
-                               model_mapped_properties(conn, partner_id=partner_id,
-                                                       environment=environment,
-                                                       hotel_codes=list(codes)))
-            missing = sorted(ids - set(self._grids))
-            if self._max_properties:
-                missing = missing[:max(0, self._max_properties - len(self._grids))]
-            for at in range(0, len(missing), LOAD_BATCH):
-                with self._lock, self._reads.connection() as conn:
-                    self._catch_up(conn)
-                    self._load(conn, [p for p in missing[at:at + LOAD_BATCH]
-                                      if p not in self._grids])
+            with self._loading:  # one load at a time (inline loading: request threads)
+                self._load_missing(self._wanted_ids(wanted))
         except Exception:  # the model is a cache: a failed load leaves searches on the statement
             log.exception("search model: loading failed; searches use the statement meanwhile")
             time.sleep(1)
 
+    def _wanted_ids(self, wanted: list) -> list[int]:
+        with self._reads.connection() as conn:
+            ids: set[int] = set()
+            for asked in wanted:
+                if asked is None:
+                    ids.update(r["property_id"] for r in
+                               queries().availability.model_all_properties(conn))
+                    continue
+                partner_id, environment, codes = asked
+                ids.update(r["property_id"] for r in queries().availability.
+                           model_mapped_properties(conn, partner_id=partner_id,
+                                                   environment=environment,
+                                                   hotel_codes=list(codes)))
+        with self._lock:  # a catch-up may be holding or dropping grids
+            missing = sorted(ids - self._grids.keys())
+            if self._max_properties:
+                missing = missing[:max(0, self._max_properties - len(self._grids))]
+        return missing
+
+    def _load_missing(self, missing: list[int]) -> None:
+        """Read the properties in batches over several connections side by side, outside the
+        lock (searches and catch-ups go on meanwhile), and hold each batch once read.
+
+        A batch's copy may predate a change that a catch-up applied before the copy is held
+        (catch-ups skip what is not held): held, it would keep the old values for good, the
+        position being past the change. So each property is marked in flight before its
+        batch's first statement, a catch-up that applies a change to it marks it changed, and a
+        changed copy is read again instead. A change no catch-up has read yet is read by a
+        later one, after the copy is held. Dropping everything (forget, pruning) moves the
+        generation on: nothing read before is held."""
+        if not missing:
+            return
+        with self._lock:
+            if self._positions is None:
+                # The first catch-up sets the position: it would drop what was held before it.
+                with self._reads.connection() as conn:
+                    self._catch_up(conn)
+            generation = self._generation
+
+        def read(batch: list[int]) -> tuple[list[int], list[Loaded]]:
+            with self._lock:
+                for pid in batch:
+                    self._in_flight[pid] = False
+            with self._reads.connection() as conn:
+                return batch, self._read_properties(conn, batch)
+
+        again: list[int] = []
+        pool = ThreadPoolExecutor(self._load_connections, thread_name_prefix="search-model-load")
+        try:
+            batches = [missing[at:at + LOAD_BATCH] for at in range(0, len(missing), LOAD_BATCH)]
+            for batch, loaded in pool.map(read, batches):
+                with self._lock:
+                    changed = {pid for pid in batch if self._in_flight.pop(pid, True)}
+                    if generation == self._generation:
+                        self._hold(loaded, batch, skip=changed)
+                        again += changed
+        finally:
+            pool.shutdown(cancel_futures=True)  # after a failed read, no batch not begun
+            with self._lock:
+                for pid in missing:
+                    self._in_flight.pop(pid, None)
+        if again:
+            with self._lock, self._reads.connection() as conn:
+                self._load(conn, again)  # few: in the lock, as a catch-up reloads a hotel
+
     def _load(self, conn, property_ids: list[int]) -> None:
         """(Re)load whole properties, catalogue and days, in the caller's lock."""
+        self._hold(self._read_properties(conn, property_ids), property_ids)
+
+    def _read_properties(self, conn, property_ids: list[int]) -> list[Loaded]:
+        """Whole properties, catalogue and days, as dense arrays ready to hold: no state of the
+        model is read or written (loading threads call it outside the lock)."""
         if not property_ids:
-            return
+            return []
         began = time.perf_counter()
         q = queries().availability
         start = dt.date.today() - dt.timedelta(days=1)
@@ -115,34 +184,41 @@ class Loading:
         for row in q.model_rate_offers(conn, property_ids=property_ids):
             rate_rows.setdefault(row["property_id"], []).append(row)
         rp_days, rt_days = self._days(conn, {pid: (start, start, last) for pid in property_ids})
-        found = set()
+        loaded = []
         for prop in q.model_properties(conn, property_ids=property_ids):
             pid = prop["property_id"]
-            found.add(pid)
-            made = [offer_of(o) for o in offers.get(pid, [])]
+            made = tuple(offer_of(o) for o in offers.get(pid, []))
             rts = tuple(room_types.get(pid, []))
             shape = (len(made), self._window)
             money = np.full((*shape, 4), NONE, np.int64)
             plan_flags = np.zeros(shape, np.int64)
             room_flags = np.zeros((len(rts), self._window), np.int64)
             available = np.zeros((len(rts), self._window), np.int64)
-            exact = fill_days(rp_days.get(pid, ""), rt_days.get(pid, ""), tuple(made), rts, money,
-                          plan_flags, room_flags, available)
+            exact = fill_days(rp_days.get(pid), rt_days.get(pid), made, rts, money,
+                              plan_flags, room_flags, available)
             offer_rows = {(o.room_type_id, o.rate_plan_id): i for i, o in enumerate(made)}
             catalogues = rates_catalogues(rate_rows.get(pid, []), offer_rows)
-            grid = self._arenas.hold(
-                pid, prop["timezone"], prop["currency"], prop["max_child_age"], start,
-                tuple(made), rts, np.array([rts.index(o.room_type_id) for o in made], np.int64),
-                money, plan_flags, room_flags, available,
+            loaded.append(Loaded(
+                pid, prop["timezone"], prop["currency"], prop["max_child_age"], start, made,
+                rts, np.array([rts.index(o.room_type_id) for o in made], np.int64),
+                encoded(money, plan_flags, room_flags, available),
                 exact and all(o.minor_units <= SCALE_DIGITS for o in made),
                 tuple(mapping_of(m, made, offer_rows, catalogues.get(m["mapping_id"]))
-                      for m in mappings.get(pid, [])))
-            self._drop(pid)  # its old slot, if held, is garbage now
-            self._put(grid)
-        for pid in set(property_ids) - found:
+                      for m in mappings.get(pid, []))))
+        LOADS.observe(time.perf_counter() - began)
+        return loaded
+
+    def _hold(self, loaded: list[Loaded], property_ids: list[int],
+              skip: AbstractSet[int] = frozenset()) -> None:
+        """Hold what was read, in the lock: a property read and not found is dropped (deleted
+        meanwhile); those in `skip` are left as they are."""
+        for found in loaded:
+            if found.property_id not in skip:
+                self._drop(found.property_id)  # its old slot, if held, is garbage now
+                self._put(self._arenas.hold_encoded(*found))
+        for pid in set(property_ids) - {f.property_id for f in loaded} - skip:
             self._drop(pid)
         self._compact()
-        LOADS.observe(time.perf_counter() - began)
 
     def _put(self, grid: PropertyGrid) -> None:
         """Hold the grid (a new one, or the same property moved to another slot)."""
@@ -191,6 +267,7 @@ class Loading:
 
     def _drop_all(self) -> None:
         self._grids, self._codes = {}, {}
+        self._generation += 1  # a load under way holds nothing it read before
         self._arenas = Arenas(self._window)
         self._gauges()
 

@@ -24,7 +24,8 @@ class SearchModel(Answering, CatchingUp, Loading):
     def __init__(self, reads, *, window_days: int = WINDOW_DAYS,
                  background: bool = True, refresh_seconds: float = 0.0,
                  clock: Callable[[], float] = time.monotonic, max_properties: int = 0,
-                 connect: Callable[[], psycopg.Connection] | None = None):
+                 connect: Callable[[], psycopg.Connection] | None = None,
+                 load_connections: int = 1):
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
@@ -38,6 +39,13 @@ class SearchModel(Answering, CatchingUp, Loading):
         self._wanted: queue.Queue = queue.Queue()
         self._background = background
         self._loader: threading.Thread | None = None
+        # Loading (loading.py): batches read side by side over this many connections, outside
+        # the lock; the properties being read, each with whether a catch-up saw it change
+        # meanwhile; the holdings' generation, which dropping everything moves on.
+        self._load_connections = load_connections
+        self._loading = threading.Lock()
+        self._in_flight: dict[int, bool] = {}
+        self._generation = 0
         # A search within this long of the last catch-up answers without one: staleness is at
         # most this plus one catch-up.
         self._refresh_seconds = refresh_seconds

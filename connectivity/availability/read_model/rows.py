@@ -9,15 +9,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from connectivity.availability.grid import INEXACT, Mapping, Offer, lookup, pack_restrictions
+from connectivity.availability.grid import (INEXACT, PLAN_WIDTH, ROOM_WIDTH, Mapping, Offer,
+                                            int8_rows, lookup, pack_restrictions)
 from connectivity.pricing.money import minor_units
 from connectivity.availability.read_model.held import PLAN_COLUMNS, RatesCatalogue
 
-def fill_days(rp_text: str, rt_text: str, offers, room_type_ids, money, plan_flags, room_flags,
-          available) -> bool:
-    """Write a property's day rows (model_days) into its arrays; False when a value does not
-    fit the integer layout."""
-    rp, rt = numbers(rp_text, 12), numbers(rt_text, 8)
+def fill_days(rp_sent: bytes | None, rt_sent: bytes | None, offers, room_type_ids, money,
+              plan_flags, room_flags, available) -> bool:
+    """Write a property's day rows (model_days, as sent) into its arrays; False when a value
+    does not fit the integer layout."""
+    rp, rt = int8_rows(rp_sent, PLAN_WIDTH), int8_rows(rt_sent, ROOM_WIDTH)
     exact = not (rp[:, 3:7] == INEXACT).any()
     if len(rp) and offers:
         keys = np.array([o.room_type_id << 32 | o.rate_plan_id for o in offers], np.int64)
@@ -30,18 +31,6 @@ def fill_days(rp_text: str, rt_text: str, offers, room_type_ids, money, plan_fla
         available[at, rt[hit, 1]] = rt[hit, 2]
         room_flags[at, rt[hit, 1]] = pack_restrictions(*rt[hit, 3:8].T)
     return bool(exact)
-
-
-def numbers(text: str, width: int) -> np.ndarray:
-    """model_days' text (whole numbers, one space apart) as [rows, width]. Parsed in C by
-    numpy (thirty times str.split and a list's conversion: most of a cold start's CPU was
-    there); it stops at anything that is not a number, so the count is checked."""
-    if not text:
-        return np.zeros((0, width), np.int64)
-    values = np.fromstring(text, dtype=np.int64, sep=" ")
-    if values.size != text.count(" ") + 1:
-        raise ValueError("model_days: a value that is not a whole number")
-    return values.reshape(-1, width)
 
 
 def offer_of(row: dict) -> Offer:

@@ -69,32 +69,43 @@ SELECT id AS property_id FROM properties ORDER BY id;
 
 -- name: model_days(property_ids, starts, first_dates, last_dates)
 -- Each property's days between its two dates, one row per property and day table (`days_of`:
--- plan, room), its rows as one text of whole numbers: one value to parse with numpy, not a
--- dozen Python objects a row, and one statement for every property a load or a catch-up reads.
+-- plan, room), its rows as one int8 array sent in its binary form (array_send), which numpy
+-- reads whole (grid.int8_rows): no dozen Python objects a row, no text to parse, and one
+-- statement for every property a load or a catch-up reads. The layout of offers.sql
+-- `rate_days`, with every price:
 --   plan, 12 a row: room type, rate plan, day (from the property's start), rate, single_rate,
 --         extra_adult_rate, extra_child_rate, closed, min_stay, max_stay, CTA, CTD
 --   room, 8 a row: room type, day, available (0 when never sent), closed, min_stay, max_stay,
 --         CTA, CTD
+-- Exactness asks a value's stored scale first, and trim_scale (a new numeric per value: it was
+-- half of a load's time in PostgreSQL) only of one stored with more than six decimals.
 -- On Citus each half is one task per shard holding a property asked for (the ANY prunes the
 -- others), grouped there by the distribution column: with the windows as a CTE both halves
 -- read every shard and the coordinator grouped the rows (a catch-up's 12 hotels: 100 ms
 -- against 28; plain PostgreSQL the same, docs/benchmarks.md "Search at look-to-book scale").
-SELECT 'plan' AS days_of, d.property_id,
-       string_agg(concat_ws(' ', d.room_type_id, d.rate_plan_id, d.date - w.start,
-           CASE WHEN d.rate IS NULL THEN -1 WHEN d.rate < 1e9 AND scale(trim_scale(d.rate)) <= 6
+SELECT 'plan' AS days_of, d.property_id, array_send(array_agg(ARRAY[
+           d.room_type_id, d.rate_plan_id, d.date - w.start,
+           CASE WHEN d.rate IS NULL THEN -1 WHEN d.rate < 1e9
+                     AND (scale(d.rate) <= 6 OR scale(trim_scale(d.rate)) <= 6)
                 THEN (d.rate * 1000000)::bigint ELSE -2 END,
            CASE WHEN d.single_rate IS NULL THEN -1
-                WHEN d.single_rate < 1e9 AND scale(trim_scale(d.single_rate)) <= 6
+                WHEN d.single_rate < 1e9
+                     AND (scale(d.single_rate) <= 6
+                          OR scale(trim_scale(d.single_rate)) <= 6)
                 THEN (d.single_rate * 1000000)::bigint ELSE -2 END,
            CASE WHEN d.extra_adult_rate IS NULL THEN -1
-                WHEN d.extra_adult_rate < 1e9 AND scale(trim_scale(d.extra_adult_rate)) <= 6
+                WHEN d.extra_adult_rate < 1e9
+                     AND (scale(d.extra_adult_rate) <= 6
+                          OR scale(trim_scale(d.extra_adult_rate)) <= 6)
                 THEN (d.extra_adult_rate * 1000000)::bigint ELSE -2 END,
            CASE WHEN d.extra_child_rate IS NULL THEN -1
-                WHEN d.extra_child_rate < 1e9 AND scale(trim_scale(d.extra_child_rate)) <= 6
+                WHEN d.extra_child_rate < 1e9
+                     AND (scale(d.extra_child_rate) <= 6
+                          OR scale(trim_scale(d.extra_child_rate)) <= 6)
                 THEN (d.extra_child_rate * 1000000)::bigint ELSE -2 END,
            coalesce(d.closed, false)::int, coalesce(d.min_stay, 0), coalesce(d.max_stay, 0),
            coalesce(d.closed_to_arrival, false)::int,
-           coalesce(d.closed_to_departure, false)::int), ' ') AS days
+           coalesce(d.closed_to_departure, false)::int]::bigint[])) AS days
   FROM rate_plan_days d
   JOIN unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
                         :last_dates::date[]) AS w(property_id, start, first_date, last_date)
@@ -102,11 +113,11 @@ SELECT 'plan' AS days_of, d.property_id,
  WHERE d.property_id = ANY(:property_ids::bigint[])
  GROUP BY d.property_id
 UNION ALL
-SELECT 'room', d.property_id,
-       string_agg(concat_ws(' ', d.room_type_id, d.date - w.start, coalesce(d.available, 0),
+SELECT 'room', d.property_id, array_send(array_agg(ARRAY[
+           d.room_type_id, d.date - w.start, coalesce(d.available, 0),
            coalesce(d.closed, false)::int, coalesce(d.min_stay, 0), coalesce(d.max_stay, 0),
            coalesce(d.closed_to_arrival, false)::int,
-           coalesce(d.closed_to_departure, false)::int), ' ')
+           coalesce(d.closed_to_departure, false)::int]::bigint[]))
   FROM room_type_days d
   JOIN unnest(:property_ids::bigint[], :starts::date[], :first_dates::date[],
                         :last_dates::date[]) AS w(property_id, start, first_date, last_date)
