@@ -88,6 +88,8 @@ def distribute(conn: psycopg.Connection, shard_count: int = DEFAULT_SHARD_COUNT)
                 results = _place_all(conn, present, shard_count)
                 if any(p.failed for p in results):
                     raise _Refused(results)
+                if "change_log_probes" in present:
+                    q.fill_change_log_probes(conn)
         except _Refused as refused:
             return [replace(p, outcome="undone") if p.outcome == "placed" else p
                     for p in refused.results]

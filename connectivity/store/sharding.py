@@ -30,6 +30,9 @@ DISTRIBUTED_BY_PROPERTY = (
     "reservation_nights",
     "reconciliation_items",
     "change_log",
+    # One row a shard: every node holding change_log answers for its horizon over cached
+    # connections (migration 0039, filled by `citus distribute`).
+    "change_log_probes",
     # Beside its cause (a booking, a batch, a reservation, a mapping of the hotel): an event is
     # written by its cause's transaction on the same shard, in one phase.
     "event_log",

@@ -54,3 +54,16 @@ SELECT create_distributed_table(:table_name::regclass, :distribution_column,
 -- foreign keys between them stay on one node.
 SELECT create_distributed_table(:table_name::regclass, :distribution_column,
                                 colocate_with => :colocated_table)::text;
+
+-- name: fill_change_log_probes()!
+-- A row in every shard of change_log_probes (migration 0039): the smallest of the first
+-- 100,000 values that hashes to it, so that a second run adds nothing and one after shards
+-- were split adds a row to each new shard (until then the horizons are asked of every worker
+-- anew). Every node holding change_log shards then answers change_feed_horizons() over the
+-- session's cached connections.
+INSERT INTO change_log_probes (property_id)
+SELECT DISTINCT ON (shard) v
+  FROM (SELECT v, get_shard_id_for_distribution_column('change_log_probes', v) AS shard
+          FROM generate_series(1, 100000) v) AS candidates
+ ORDER BY shard, v
+ON CONFLICT DO NOTHING;

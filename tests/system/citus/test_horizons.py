@@ -1,0 +1,70 @@
+"""Each origin's horizon (change_feed_horizons(), migration 0039), read by every full catch-up of
+the read model and every page of the feed: over the connections the session already holds to
+the workers, not new ones each time (run_command_on_workers opened one per worker per call);
+with a node whose probe is missing, asked of every worker as before, never left out."""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg.rows import dict_row
+
+from connectivity.logtail.tail import horizons_and_next
+from connectivity.operator.citus import distribute
+
+CALLS = 10
+
+
+def sessions_opened(citus, watch: list[psycopg.Connection]) -> list[int]:
+    """Client sessions each worker has had in the test's database (pg_stat_database.sessions,
+    counted from connection start), read over the watchers' own connections."""
+    counts = []
+    for conn in watch:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        counts.append(conn.execute("SELECT sessions FROM pg_stat_database "
+                                   "WHERE datname = current_database()").fetchone()[0])
+    return counts
+
+
+def worker_origins(conn) -> set[int]:
+    return {r[0] for r in conn.execute(
+        "SELECT DISTINCT pl.groupid FROM pg_dist_shard sh JOIN pg_dist_placement pl "
+        "USING (shardid) WHERE sh.logicalrelid = 'change_log'::regclass AND pl.groupid <> 0")}
+
+
+def test_horizons_come_over_the_sessions_own_connections(citus):
+    watch = [psycopg.connect(w.url(citus.database), autocommit=True)
+             for w in citus.cluster.workers]
+    try:
+        with psycopg.connect(citus.url, autocommit=True, row_factory=dict_row) as conn:
+            horizons, next_xids = horizons_and_next(conn)  # the first opens them
+            with psycopg.connect(citus.url) as plain:
+                expected = {0} | worker_origins(plain)
+            assert set(horizons) == set(next_xids) == expected
+            before = sessions_opened(citus, watch)
+            for _ in range(CALLS):
+                horizons, _ = horizons_and_next(conn)
+                assert set(horizons) == expected
+            after = sessions_opened(citus, watch)
+    finally:
+        for w in watch:
+            w.close()
+    # Before 0039 each call opened a session on every worker: CALLS more each.
+    assert [a - b for a, b in zip(after, before)] == [0] * len(watch), (before, after)
+
+
+def test_a_node_without_a_probe_is_asked_directly_until_distribute_adds_it(citus):
+    with psycopg.connect(citus.url, autocommit=True, row_factory=dict_row) as conn:
+        expected = {0} | {r["groupid"] for r in conn.execute(
+            "SELECT DISTINCT pl.groupid FROM pg_dist_shard sh JOIN pg_dist_placement pl "
+            "USING (shardid) WHERE sh.logicalrelid = 'change_log'::regclass "
+            "AND pl.groupid <> 0")}
+        probes = [r["property_id"] for r in conn.execute(
+            "SELECT property_id FROM change_log_probes ORDER BY property_id")]
+        try:
+            conn.execute("DELETE FROM change_log_probes WHERE property_id = %s", (probes[0],))
+            assert set(horizons_and_next(conn)[0]) == expected  # every worker asked
+        finally:
+            distribute(conn, 4)  # puts the probe back (a second run places nothing else)
+        assert [r["property_id"] for r in conn.execute(
+            "SELECT property_id FROM change_log_probes ORDER BY property_id")] == probes
+        assert set(horizons_and_next(conn)[0]) == expected
