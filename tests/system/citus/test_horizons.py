@@ -11,10 +11,13 @@ from psycopg.rows import dict_row
 from connectivity.logtail.tail import horizons_and_next
 from connectivity.operator.citus import distribute
 
-CALLS = 10
+CALLS = 20
+# Sessions other than the calls' may open meanwhile (Citus's maintenance daemon connects to the
+# workers to recover prepared transactions): a few are allowed, one a call is not.
+OTHERS = 2
 
 
-def sessions_opened(citus, watch: list[psycopg.Connection]) -> list[int]:
+def sessions_opened(watch: list[psycopg.Connection]) -> list[int]:
     """Client sessions each worker has had in the test's database (pg_stat_database.sessions,
     counted from connection start), read over the watchers' own connections."""
     counts = []
@@ -25,10 +28,14 @@ def sessions_opened(citus, watch: list[psycopg.Connection]) -> list[int]:
     return counts
 
 
-def worker_origins(conn) -> set[int]:
-    return {r[0] for r in conn.execute(
-        "SELECT DISTINCT pl.groupid FROM pg_dist_shard sh JOIN pg_dist_placement pl "
-        "USING (shardid) WHERE sh.logicalrelid = 'change_log'::regclass AND pl.groupid <> 0")}
+def origins(url: str) -> set[int]:
+    """Every origin that must have a horizon: the coordinator's, and each worker's holding
+    change_log shards (from the coordinator's catalogue)."""
+    with psycopg.connect(url) as conn:
+        return {0} | {r[0] for r in conn.execute(
+            "SELECT DISTINCT pl.groupid FROM pg_dist_shard sh JOIN pg_dist_placement pl "
+            "USING (shardid) WHERE sh.logicalrelid = 'change_log'::regclass "
+            "AND pl.groupid <> 0")}
 
 
 def test_horizons_come_over_the_sessions_own_connections(citus):
@@ -37,27 +44,23 @@ def test_horizons_come_over_the_sessions_own_connections(citus):
     try:
         with psycopg.connect(citus.url, autocommit=True, row_factory=dict_row) as conn:
             horizons, next_xids = horizons_and_next(conn)  # the first opens them
-            with psycopg.connect(citus.url) as plain:
-                expected = {0} | worker_origins(plain)
+            expected = origins(citus.url)
             assert set(horizons) == set(next_xids) == expected
-            before = sessions_opened(citus, watch)
+            before = sessions_opened(watch)
             for _ in range(CALLS):
                 horizons, _ = horizons_and_next(conn)
                 assert set(horizons) == expected
-            after = sessions_opened(citus, watch)
+            after = sessions_opened(watch)
     finally:
         for w in watch:
             w.close()
     # Before 0039 each call opened a session on every worker: CALLS more each.
-    assert [a - b for a, b in zip(after, before)] == [0] * len(watch), (before, after)
+    assert all(a - b <= OTHERS for a, b in zip(after, before)), (before, after)
 
 
 def test_a_node_without_a_probe_is_asked_directly_until_distribute_adds_it(citus):
+    expected = origins(citus.url)
     with psycopg.connect(citus.url, autocommit=True, row_factory=dict_row) as conn:
-        expected = {0} | {r["groupid"] for r in conn.execute(
-            "SELECT DISTINCT pl.groupid FROM pg_dist_shard sh JOIN pg_dist_placement pl "
-            "USING (shardid) WHERE sh.logicalrelid = 'change_log'::regclass "
-            "AND pl.groupid <> 0")}
         probes = [r["property_id"] for r in conn.execute(
             "SELECT property_id FROM change_log_probes ORDER BY property_id")]
         try:
