@@ -40,6 +40,7 @@ class Loaded(NamedTuple):
     exact: bool
     mappings: tuple
 
+
 class Loading:
     """SearchModel's loading and holding (read_model/model.py holds its state)."""
 
