@@ -38,6 +38,7 @@ from connectivity.operator.keys import issue_key
 from connectivity.operator.migrations import upgrade
 from connectivity.settings import Settings
 from tests.support import oncitus
+from tests.support.emptying import Emptier
 from connectivity.web.services import services_of
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "docs" / "demo-catalog.json"
@@ -169,13 +170,7 @@ def clean_state(request):
         return
     services = request.getfixturevalue("services")
     with psycopg.connect(services.database_url, autocommit=True) as conn:
-        tables = [r[0] for r in conn.execute(
-            # The probes are where the cluster's nodes are (migration 0039), not a test's state.
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
-            "AND tablename NOT IN ('schema_migrations', 'change_log_probes')")]
-        if tables:
-            conn.execute(sql.SQL("TRUNCATE {} RESTART IDENTITY CASCADE").format(
-                sql.SQL(", ").join(sql.Identifier(t) for t in tables)))
+        Emptier(conn).empty(conn)  # its order read anew: a test may have made a table
     client = redis.Redis.from_url(services.redis_url)
     keys = list(client.scan_iter(match=f"{services.redis_prefix}*", count=1000))
     if keys:

@@ -3,8 +3,8 @@ cluster of devtools/citus_nodes.py in .local/citus-test on ports 9710-9712 (neve
 `make citus` one on 9700-9702), started when it is not up already and stopped at the end by
 the run that started it. PCS_TEST_CITUS_PORT moves it (its data then in
 .local/citus-test-<port>), so that two runs side by side do not stop each other's cluster. Each run gets its own database on every node, migrated and
-distributed with 4 shards per colocation group (a TRUNCATE before each test costs about 2 s
-with Citus's default of 32)."""
+distributed with 4 shards per colocation group (what emptying the tables before each test does
+runs on every shard: a TRUNCATE of them took about 2 s with Citus's default of 32)."""
 
 from __future__ import annotations
 

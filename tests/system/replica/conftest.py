@@ -20,6 +20,7 @@ from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.keys import issue_key
 from connectivity.operator.migrations import upgrade
 from tests.conftest import DEMO_CATALOG
+from tests.support.emptying import Emptier
 from connectivity.web.services import services_of
 
 DATABASE = "connectivity"
@@ -74,11 +75,7 @@ def cluster(topology):
         if conn.execute("SELECT pg_is_wal_replay_paused()").fetchone()[0]:
             conn.execute("SELECT pg_wal_replay_resume()")
     with psycopg.connect(topology.primary_url, autocommit=True) as conn:
-        tables = [r[0] for r in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
-            "AND tablename <> 'schema_migrations'")]
-        conn.execute(sql.SQL("TRUNCATE {} RESTART IDENTITY CASCADE").format(
-            sql.SQL(", ").join(sql.Identifier(t) for t in tables)))
+        Emptier(conn).empty(conn)
     topology.replica_caught_up()
     return topology
 
