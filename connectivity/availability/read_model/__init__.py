@@ -11,7 +11,8 @@ SEARCH_MODEL_SHARED off, a process holds its own (building.py builds it either w
 One job a file: model.py (its state), answering.py (search and rates from what it holds),
 catching_up.py (the change log replayed onto it), loading.py (hotels loaded and held), held.py
 (what a request reads of one held hotel), rows.py (statement rows to arrays and objects),
-metrics.py; building.py, host.py, remote.py and supervisor.py (one copy per machine).
+metrics.py; building.py, host.py, remote.py, channel.py (their wire) and supervisor.py (one copy
+per machine).
 
 Freshness (contract 13.1): a request catches up first unless the model's last catch-up began
 under the read fence's token the request read (store/read_fence.py): every write acknowledged

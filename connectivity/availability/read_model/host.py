@@ -8,7 +8,8 @@ The gunicorn master starts it before the first worker and restarts it when it di
 only the service's user can enter, and a client proves it knows the socket's key
 (multiprocessing.connection's HMAC challenge) before anything it sends is unpickled.
 
-Each client connection is served by a thread of its own. Answers are the model's own, under
+Each client connection is served by a thread of its own, over channel.py's wire once the
+challenge is passed. Answers are the model's own, under
 its rules: a request's catch-up follows the read fence's token the worker read (catching_up.py),
 so a read through the host reflects every write acknowledged before it as it does in process
 (contract 13.1).
@@ -28,6 +29,7 @@ import time
 from multiprocessing.connection import Connection, Listener
 
 from connectivity.availability.read_model.building import search_model_of
+from connectivity.availability.read_model.channel import Channel
 from connectivity.availability.read_model.model import SearchModel
 
 log = logging.getLogger("connectivity.availability.read_model.host")  # also as __main__
@@ -60,10 +62,10 @@ class ModelHost:
         raise ValueError(f"unknown operation {operation!r}")
 
     def serve_connection(self, conn: Connection) -> None:
-        with conn:
+        with Channel(conn) as channel:
             while True:
                 try:
-                    message = conn.recv()
+                    message = channel.recv()
                 except (EOFError, OSError):
                     return  # the worker closed it (or exited)
                 try:
@@ -71,12 +73,12 @@ class ModelHost:
                 except Exception as exc:  # the worker raises it as the in-process model would
                     reply = ("raise", exc)
                 try:
-                    conn.send(reply)
-                except (OSError, ValueError):
+                    channel.send(reply)
+                except OSError:
                     return
                 except Exception:  # an exception that does not pickle: the worker sees a 500
                     log.exception("model host: an answer could not be sent")
-                    conn.send(("raise", RuntimeError("the model host's answer did not pickle")))
+                    channel.send(("raise", RuntimeError("the model host's answer did not pickle")))
 
     def serve(self, listener: Listener) -> None:
         while True:

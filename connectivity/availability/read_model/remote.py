@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from multiprocessing.connection import Client, Connection
+from multiprocessing.connection import Client
 
 from connectivity.availability.read_model.answering import (RatesView, Reference, as_rows,
                                                            merged)
+from connectivity.availability.read_model.channel import Channel
 from connectivity.availability.read_model.held import Rows
 from connectivity.availability.read_model.metrics import UNREACHABLE
 
@@ -65,14 +66,13 @@ class HostedModel:
         """The host's answer; an exception it raised is raised here. A broken connection is
         opened again once: every operation is a read, so sending it twice is harmless."""
         for attempt in (1, 2):
-            conn: Connection | None = getattr(self._local, "conn", None)
+            conn: Channel | None = getattr(self._local, "conn", None)
             try:
                 if conn is None:
-                    conn = self._local.conn = Client(self._path, family="AF_UNIX",
-                                                     authkey=self._key)
+                    conn = self._local.conn = Channel(
+                        Client(self._path, family="AF_UNIX", authkey=self._key),
+                        timeout=ANSWER_SECONDS)
                 conn.send(message)
-                if not conn.poll(ANSWER_SECONDS):
-                    raise TimeoutError("the model host did not answer")
                 status, value = conn.recv()
             except (OSError, EOFError) as exc:  # ConnectionRefusedError is one, TimeoutError too
                 self._drop(conn)
@@ -85,7 +85,7 @@ class HostedModel:
                 raise value
             return value
 
-    def _drop(self, conn: Connection | None) -> None:
+    def _drop(self, conn: Channel | None) -> None:
         self._local.conn = None
         if conn is not None:
             try:
