@@ -7,6 +7,8 @@ test_search.py, which run with the model on."""
 from __future__ import annotations
 
 import dataclasses
+import threading
+import time
 import datetime as dt
 from decimal import Decimal
 
@@ -254,3 +256,47 @@ def test_a_load_under_way_when_the_model_is_emptied_holds_nothing_it_read(app, l
     assert answer == search(services_of(app).reads, caller, request, now, None)
     search(services_of(app).reads, caller, request, now, model)
     assert model.held() == 1
+
+
+def _counting_catch_ups(model: SearchModel, hold: bytes | None = None):
+    """The tokens the model's catch-ups run under; the one under `hold` waits for the event
+    returned (with the one set when it started)."""
+    calls, started, release = [], threading.Event(), threading.Event()
+    inner = model._catch_up_alone
+
+    def counted(fence):
+        calls.append(fence)
+        if fence == hold:
+            started.set()
+            release.wait(10)
+        inner(fence)
+    model._catch_up_alone = counted
+    return calls, started, release
+
+
+def test_a_token_counted_no_further_than_the_last_catch_ups_needs_no_catch_up(app, lisbon_ari):
+    model = SearchModel(services_of(app).reads, background=False, refresh_seconds=60)
+    calls, _, _ = _counting_catch_ups(model)
+    for token in (b"ab.5", b"ab.5", b"ab.3", b"ab.6/0/10", b"ab.6", b"cd.1", b"ab.7"):
+        model.refresh(token)
+    assert calls == [b"ab.5", b"ab.6/0/10", b"cd.1", b"ab.7"]
+
+
+def test_requests_waiting_on_a_catch_up_that_covers_them_need_no_other(app, lisbon_ari):
+    """Three requests come while a catch-up begun under count 5 runs: those that read 4 and 5
+    are covered by it once it ends; the one that read 6 needs one more, not one each."""
+    model = SearchModel(services_of(app).reads, background=False, refresh_seconds=60)
+    model.refresh(b"ab.1")
+    calls, started, release = _counting_catch_ups(model, hold=b"ab.5")
+    first = threading.Thread(target=model.refresh, args=(b"ab.5",))
+    first.start()
+    assert started.wait(10)
+    waiting = [threading.Thread(target=model.refresh, args=(token,))
+               for token in (b"ab.4", b"ab.5", b"ab.6")]
+    for thread in waiting:
+        thread.start()
+    time.sleep(0.2)  # all three on the model's lock
+    release.set()
+    for thread in (first, *waiting):
+        thread.join(10)
+    assert calls == [b"ab.5", b"ab.6"]

@@ -15,6 +15,7 @@ from connectivity.availability.feed_cursor import Position
 from connectivity.logtail.tail import horizons_and_next
 from connectivity.availability.grid import NONE
 from connectivity.store.queries import queries
+from connectivity.store.read_fence import covers
 from connectivity.availability.read_model.metrics import CATCH_UPS, REFRESHED
 from connectivity.availability.read_model.rows import (fill_days)
 
@@ -25,22 +26,24 @@ class CatchingUp:
     """SearchModel's catch-ups (read_model/model.py holds its state)."""
 
     def refresh(self, fence: bytes | None) -> None:
-        """Catch up with the change log unless the last catch-up began under `fence`, the read
-        fence's token the request read before it got here (store/read_fence.py): then every
-        write acknowledged before the request had committed before that catch-up read the log.
-        Any other token (None: Redis did not answer) waits for a catch-up that began after it
-        was read: its own, or one another thread began under the same token meanwhile.
-        Besides, at least every `refresh_seconds`, without waiting for a catch-up under way:
-        that one only bounds what a writer that died before moving the fence can hide."""
-        if fence is not None and fence == self._fence:
+        """Catch up with the change log unless the last catch-up began under a token that
+        covers `fence`, the read fence's token the request read before it got here
+        (store/read_fence.py `covers`: the same, or an earlier count of the same epoch): then
+        every write acknowledged before the request had committed before that catch-up read the
+        log. Any other token (None: Redis did not answer) waits for a catch-up that began after
+        it was read: its own, or one another thread began under a token that covers it
+        meanwhile (so the requests that wait on one catch-up under way need one more, not one
+        each). Besides, at least every `refresh_seconds`, without waiting for a catch-up under
+        way: that one only bounds what a writer that died before moving the fence can hide."""
+        if fence is not None and covers(self._fence, fence):
             if self._clock() - self._refreshed < self._refresh_seconds:
                 return
             if not self._lock.acquire(blocking=False):
                 return  # another thread is catching up (or loading): current as it is
         else:
             self._lock.acquire()
-            if fence is not None and fence == self._fence:
-                self._lock.release()  # caught up under this token while this one waited
+            if fence is not None and covers(self._fence, fence):
+                self._lock.release()  # caught up under a covering token while this one waited
                 return
         try:
             self._catch_up_alone(fence)
@@ -97,7 +100,9 @@ class CatchingUp:
                 self._replay(conn, horizons, next_xids)
             self._horizons_read = began
         self._refreshed = began
-        if fence is not None:  # else the token it had still holds: this only went further
+        # None: the token it had still holds (this only went further); an earlier count of
+        # the same epoch (the periodic catch-up of a slow request) leaves the later one.
+        if fence is not None and not covers(self._fence, fence):
             self._fence = fence
         REFRESHED.set(began_at)
         CATCH_UPS.observe(time.perf_counter() - timer)
