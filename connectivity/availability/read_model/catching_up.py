@@ -1,5 +1,5 @@
-"""Keeping the model current with the change log (a mixin of SearchModel): when a request's read
-fence differs from the last catch-up's, and at least every `refresh_seconds`."""
+"""Keeping the model current with the change log (a mixin of SearchModel): when the last
+catch-up's read fence token does not cover a request's, and at least every `refresh_seconds`."""
 
 from __future__ import annotations
 

@@ -9,10 +9,9 @@ only the service's user can enter, and a client proves it knows the socket's key
 (multiprocessing.connection's HMAC challenge) before anything it sends is unpickled.
 
 Each client connection is served by a thread of its own, over channel.py's wire once the
-challenge is passed. Answers are the model's own, under
-its rules: a request's catch-up follows the read fence's token the worker read (catching_up.py),
-so a read through the host reflects every write acknowledged before it as it does in process
-(contract 13.1).
+challenge is passed. Answers are the model's own, under its rules: a request's catch-up follows
+the read fence's token the worker read (catching_up.py), so a read through the host reflects
+every write acknowledged before it as it does in process (contract 13.1).
 
 `python -m connectivity.availability.read_model.host` (SEARCH_MODEL_SOCKET and the service's
 settings in the environment)."""
