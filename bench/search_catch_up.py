@@ -2,16 +2,16 @@
 look-to-book scale"): one process, one model holding the first N hotels of the bench data set,
 a thread committing 50 rate changes a second to them (as `search-freshness`'s stream does, days
 past those `search` reads), and a thread calling `refresh()` every 10 ms as a search would
-(the freshness scenario's poller). Per catch-up: the horizons read, the changes read (replay
+(the freshness scenario's poller), with the read fence's token the stream has moved to, as a
+request reads it (store/read_fence.py). The model has the web's own catch-up connection
+(read_model/building.py: on Citus one cached connection a worker). Per catch-up: the horizons read, the changes read (replay
 less apply), the changed days read (`model_days`) and the whole; how often it caught up; this
 process's CPU per catch-up; and commit -> applied for every change of the stream.
 
     python -m bench.search_catch_up postgresql://...:9840/pcs_bench_search [hotels] [seconds]
 
 It times the model's own methods by wrapping them, so it runs against the code of the checkout
-it is started from. To compare two versions in one sitting, `cd` to the other checkout and run
-`PYTHONPATH=. python <this checkout>/bench/search_catch_up.py ...`: it knows the horizons
-function of before and after 2026-11-26's catch-up change."""
+it is started from."""
 
 from __future__ import annotations
 
@@ -21,10 +21,13 @@ import random
 import sys
 import threading
 import time
+from types import SimpleNamespace
 
 import psycopg
 
 from connectivity.availability import read_model as sm
+from connectivity.availability.read_model import catching_up as catching
+from connectivity.availability.read_model.building import search_model_of
 from connectivity.availability.read_model.catching_up import CatchingUp
 from connectivity.store.database import Database
 
@@ -34,7 +37,10 @@ FAR_DAYS = 240  # past the days `search` and `rates` read (bench/search_fresh.py
 
 def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
     db = Database(url, max_size=8)
-    model = sm.SearchModel(db, background=False, refresh_seconds=0.25)
+    model = search_model_of(SimpleNamespace(
+        search_model_loading="inline", search_model_refresh_seconds=0.25,
+        search_model_max_properties=0, search_model_window_days=400,
+        search_model_load_connections=2), db)
     with db.connection() as conn:
         ids = [r["id"] for r in conn.execute("SELECT id FROM properties ORDER BY id LIMIT %s",
                                              (hotels,))]
@@ -60,8 +66,7 @@ def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
                 timing[name].append(time.perf_counter() - t)
         return run
 
-    horizons = "log_horizons" if hasattr(sm, "log_horizons") else "horizons_and_next"
-    setattr(sm, horizons, timed("horizons", getattr(sm, horizons)))
+    catching.horizons_and_next = timed("horizons", catching.horizons_and_next)
     sm.SearchModel._days = staticmethod(timed("days", CatchingUp.__dict__["_days"].__func__))
     sm.SearchModel._catch_up = timed("catch_up", sm.SearchModel._catch_up)
     sm.SearchModel._replay = timed("replay", sm.SearchModel._replay)
@@ -77,9 +82,12 @@ def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
             applied.setdefault((change["property_id"], change["from_date"]), []).append(now)
     sm.SearchModel._apply = apply_noting
 
-    model.refresh()
+    model.refresh(None)
     stop = threading.Event()
     commits: list[tuple[int, dt.date, float]] = []
+
+    def fence() -> bytes:  # what a request would read: moved once a commit, after it
+        return f"0.{len(commits)}".encode()
 
     def stream():
         rng = random.Random(7)
@@ -97,7 +105,7 @@ def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
 
     def poll():
         while not stop.is_set():
-            model.refresh()
+            model.refresh(fence())
             time.sleep(0.01)
 
     threads = [threading.Thread(target=stream), threading.Thread(target=poll)]
@@ -109,8 +117,7 @@ def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
     for t in threads:
         t.join()
     cpu = time.process_time() - cpu
-    model._refreshed = float("-inf")  # one more catch-up for the stream's last changes
-    model.refresh()
+    model.refresh(None)  # one more catch-up for the stream's last changes
 
     def ms(values, q):
         if not values:
