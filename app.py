@@ -117,12 +117,12 @@ def read_target(settings: Settings, primary: Database) -> ReadTarget:
                       LagMonitor(settings.database_read_url, settings.read_max_lag_seconds))
 
 
-def search_model_for(settings: Settings, db: Database) -> ReadModel:
+def search_model_for(settings: Settings, db: Database, read_fence: ReadFence) -> ReadModel:
     """The machine's model host when the gunicorn master started one (SEARCH_MODEL_SOCKET),
     else a model of this process's own."""
     if settings.search_model_socket:
         return HostedModel(settings.search_model_socket, socket_key(settings.secret_key))
-    return search_model_of(settings, db)
+    return search_model_of(settings, db, read_fence.read)
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -169,7 +169,8 @@ def create_app(settings: Settings | None = None) -> Flask:
         quote_tokens=QuoteTokens(settings.secret_keys, settings.quote_ttl_seconds),
         vault=vault, confirmation_key=ConfirmationKey(db, vault),
         read_fence=read_fence,
-        search_model=search_model_for(settings, db) if settings.search_read_model else None)
+        search_model=(search_model_for(settings, db, read_fence) if settings.search_read_model
+                      else None))
     if built.search_model and settings.search_model_preload and not settings.search_model_socket:
         built.search_model.preload()
     services.register(app, built)

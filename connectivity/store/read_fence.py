@@ -20,7 +20,9 @@ auth/access.py). A copy records the token its last catch-up was started under (r
 the catch-up's first database read). A token of the same epoch counted no further (`covers`)
 means that every write acknowledged before the request had moved the fence before that token
 was read, so had committed before the catch-up read the log, and it reflects them; a request
-that finds a catch-up under way waits for it and needs no other when its token is covered.
+that finds a catch-up under way waits for it and needs no other when its token is covered. A
+catch-up records the token it reads itself just before its first database read, not the older
+one of the request that began it: every request that read its token before is covered.
 Any other token (a later count, another epoch, or none when Redis did not answer) makes the
 read catch up first. Why an epoch: as with the key cache's generation (auth/keycache.py), Redis
 may lose the key, and a count starting again could come back to a value a stale copy recorded;
@@ -162,6 +164,15 @@ class ReadFence:
             self.move()
         except ReadsNotFenced:
             log.warning("read_fence_not_moved", action="reads catch up at their next period")
+
+    def read(self) -> bytes | None:
+        """The token as it is now (None: none, or Redis did not answer): what a catch-up
+        records before its first database read, which covers every request that read its token
+        before (catching_up.py)."""
+        try:
+            return self._redis.get(self.key)
+        except (RedisError, OSError):
+            return None
 
     def establish(self) -> None:
         """After Redis lost the token: a new one (NX: whoever sets one first wins). Copies read

@@ -18,6 +18,7 @@ import psycopg
 from connectivity.auth.authenticate import Caller
 from connectivity.availability.search import search
 from connectivity.availability.read_model import HOTELS, SearchModel
+from connectivity.availability.read_model import catching_up as catching
 from connectivity.web.services import services_of
 
 from tests.support.ari_days import _ids, set_plan_days, set_room_days
@@ -300,3 +301,27 @@ def test_requests_waiting_on_a_catch_up_that_covers_them_need_no_other(app, lisb
     for thread in (first, *waiting):
         thread.join(10)
     assert calls == [b"ab.5", b"ab.6"]
+
+
+def test_a_catch_up_covers_the_token_it_read_as_it_began(app, lisbon_ari, monkeypatch):
+    """A catch-up records the fence's token as it reads it itself, before its first database
+    read, not the older one of the request that began it: requests that read a token up to that
+    one need no catch-up of their own."""
+    order = []
+    horizons = catching.horizons_and_next
+
+    def current():
+        order.append("token")
+        return b"ab.9"
+
+    def read_horizons(conn):
+        order.append("horizons")
+        return horizons(conn)
+    monkeypatch.setattr(catching, "horizons_and_next", read_horizons)
+    model = SearchModel(services_of(app).reads, background=False, refresh_seconds=60,
+                        current_fence=current)
+    calls, _, _ = _counting_catch_ups(model)
+    for token in (b"ab.5", b"ab.7", b"ab.9", b"ab.10"):
+        model.refresh(token)
+    assert calls == [b"ab.5", b"ab.10"]
+    assert order[:2] == ["token", "horizons"]

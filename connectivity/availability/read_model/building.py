@@ -7,9 +7,10 @@ from __future__ import annotations
 from connectivity.availability.read_model.model import SearchModel
 
 
-def search_model_of(settings, db) -> SearchModel:
+def search_model_of(settings, db, current_fence=None) -> SearchModel:
     """`db`: the primary. The model catches up from it, never from a replica, whose lag would
-    hide acknowledged writes from it (contract 13.1)."""
+    hide acknowledged writes from it (contract 13.1). `current_fence`: the read fence's
+    `ReadFence.read`, which each catch-up reads the token with before it begins."""
     return SearchModel(
         db, connect=lambda: db.standalone(
             "pcs-web-model",
@@ -20,4 +21,5 @@ def search_model_of(settings, db) -> SearchModel:
         refresh_seconds=settings.search_model_refresh_seconds,
         max_properties=settings.search_model_max_properties,
         window_days=settings.search_model_window_days,
-        load_connections=settings.search_model_load_connections)
+        load_connections=settings.search_model_load_connections,
+        current_fence=current_fence)

@@ -82,6 +82,9 @@ class CatchingUp:
         # What the catch-up reads is as of its start: staleness runs from there, and the next
         # one is due `refresh_seconds` after this one began, not after it ended.
         began, began_at, timer = self._clock(), time.time(), time.perf_counter()
+        # The token as it is now, before the first read: it covers every request that read its
+        # token before, those waiting on this catch-up among them (store/read_fence.py).
+        current = self._current_fence() if self._current_fence is not None else None
         if light and self._positions is not None:
             self._replay(conn, {}, {})
         else:
@@ -102,8 +105,9 @@ class CatchingUp:
         self._refreshed = began
         # None: the token it had still holds (this only went further); an earlier count of
         # the same epoch (the periodic catch-up of a slow request) leaves the later one.
-        if fence is not None and not covers(self._fence, fence):
-            self._fence = fence
+        under = current if current is not None else fence
+        if under is not None and not covers(self._fence, under):
+            self._fence = under
         REFRESHED.set(began_at)
         CATCH_UPS.observe(time.perf_counter() - timer)
 

@@ -93,9 +93,12 @@ class ModelHost:
 
 
 def main() -> int:
+    import redis
+
     from connectivity.logs import configure_logging
     from connectivity.settings import Settings
     from connectivity.store.database import Database
+    from connectivity.store.read_fence import ReadFence
 
     settings = Settings.from_env()
     configure_logging(settings.log_level)
@@ -109,7 +112,9 @@ def main() -> int:
                   statement_timeout_seconds=settings.db_statement_timeout_seconds,
                   idle_in_transaction_timeout_seconds=(
                       settings.db_idle_in_transaction_timeout_seconds))
-    model = search_model_of(settings, db)
+    fence = ReadFence(redis.Redis.from_url(settings.redis_url, socket_timeout=2,
+                                           socket_connect_timeout=2), settings.redis_prefix)
+    model = search_model_of(settings, db, fence.read)
     if settings.search_model_preload:
         model.preload()
     if os.path.exists(path):

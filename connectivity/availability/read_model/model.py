@@ -25,7 +25,8 @@ class SearchModel(Answering, CatchingUp, Loading):
                  background: bool = True, refresh_seconds: float = 0.0,
                  clock: Callable[[], float] = time.monotonic, max_properties: int = 0,
                  connect: Callable[[], psycopg.Connection] | None = None,
-                 load_connections: int = 1):
+                 load_connections: int = 1,
+                 current_fence: Callable[[], bytes | None] | None = None):
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
@@ -53,8 +54,11 @@ class SearchModel(Answering, CatchingUp, Loading):
         # At most this many properties held (0: no bound); the rest are searched by search.sql.
         self._max_properties = max_properties
         self._refreshed = self._horizons_read = float("-inf")
-        # The read fence's token the last catch-up began under (None: none, or unknown).
+        # The read fence's token the last catch-up began under (None: none, or unknown), and
+        # how a catch-up reads the token as it is when it begins (ReadFence.read; None: it
+        # records the token of the request that began it).
         self._fence: bytes | None = None
+        self._current_fence = current_fence
         # A request's catch-up runs on a connection of the model's own (`_catch_up_alone`).
         self._connect = connect
         self._conn: psycopg.Connection | None = None
