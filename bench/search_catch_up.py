@@ -4,9 +4,10 @@ a thread committing 50 rate changes a second to them (as `search-freshness`'s st
 past those `search` reads), and a thread calling `refresh()` every 10 ms as a search would
 (the freshness scenario's poller), with the read fence's token the stream has moved to, as a
 request reads it (store/read_fence.py). The model has the web's own catch-up connection
-(read_model/building.py: on Citus one cached connection a worker). Per catch-up: the horizons read, the changes read (replay
-less apply), the changed days read (`model_days`) and the whole; how often it caught up; this
-process's CPU per catch-up; and commit -> applied for every change of the stream.
+(read_model/building.py: on Citus one cached connection a worker). Per catch-up: the horizons
+read, the changes read (replay less apply), the changed days read (`model_days`) and the
+whole; how often it caught up; this process's CPU per catch-up; and commit -> applied for every
+change of the stream.
 
     python -m bench.search_catch_up postgresql://...:9840/pcs_bench_search [hotels] [seconds]
 
@@ -21,7 +22,6 @@ import random
 import sys
 import threading
 import time
-from types import SimpleNamespace
 
 import psycopg
 
@@ -29,6 +29,7 @@ from connectivity.availability import read_model as sm
 from connectivity.availability.read_model import catching_up as catching
 from connectivity.availability.read_model.building import search_model_of
 from connectivity.availability.read_model.catching_up import CatchingUp
+from connectivity.settings import Settings
 from connectivity.store.database import Database
 
 STREAM_PER_SECOND = 50
@@ -37,10 +38,10 @@ FAR_DAYS = 240  # past the days `search` and `rates` read (bench/search_fresh.py
 
 def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
     db = Database(url, max_size=8)
-    model = search_model_of(SimpleNamespace(
-        search_model_loading="inline", search_model_refresh_seconds=0.25,
-        search_model_max_properties=0, search_model_window_days=400,
-        search_model_load_connections=2), db)
+    # Redis and the key are never used: the model reads neither.
+    model = search_model_of(Settings(database_url=url, redis_url="", secret_key="",
+                                     search_model_loading="inline",
+                                     search_model_refresh_seconds=0.25), db)
     with db.connection() as conn:
         ids = [r["id"] for r in conn.execute("SELECT id FROM properties ORDER BY id LIMIT %s",
                                              (hotels,))]

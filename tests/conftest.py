@@ -38,7 +38,7 @@ from connectivity.operator.keys import issue_key
 from connectivity.operator.migrations import upgrade
 from connectivity.settings import Settings
 from tests.support import oncitus
-from tests.support.emptying import Emptier
+from tests.support.emptying import empty
 from connectivity.web.services import services_of
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "docs" / "demo-catalog.json"
@@ -170,7 +170,7 @@ def clean_state(request):
         return
     services = request.getfixturevalue("services")
     with psycopg.connect(services.database_url, autocommit=True) as conn:
-        Emptier(conn).empty(conn)  # its order read anew: a test may have made a table
+        empty(conn)
     client = redis.Redis.from_url(services.redis_url)
     keys = list(client.scan_iter(match=f"{services.redis_prefix}*", count=1000))
     if keys:

@@ -18,44 +18,45 @@ from psycopg import sql
 KEPT = ("schema_migrations", "change_log_probes")
 
 
-class Emptier:
-    """For one database: its tables in the order they can be emptied, read once."""
+def empty(conn: psycopg.Connection) -> None:
+    """On an autocommit connection: each DELETE on its own (on Citus a reference table may not
+    be written after a parallel write to a distributed table in one transaction). The order is
+    read anew each time: a test may have made a table."""
+    order = _emptying_order(conn)
+    holding = {r[0] for r in conn.execute(sql.SQL(" UNION ALL ").join(
+        sql.SQL("SELECT {} FROM (SELECT 1 FROM {} LIMIT 1) AS one").format(
+            sql.Literal(t), sql.Identifier(t)) for t in order))}
+    for table in order:
+        if table in holding:
+            conn.execute(sql.SQL("DELETE FROM {}").format(sql.Identifier(table)))
+    conn.execute("SELECT setval(format('%I.%I', schemaname, sequencename)::regclass, "
+                 "start_value, false) FROM pg_sequences "
+                 "WHERE schemaname = 'public' AND last_value IS NOT NULL")
 
-    def __init__(self, conn: psycopg.Connection):
-        tables = [r[0] for r in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
-            "AND NOT tablename = ANY(%s)", (list(KEPT),))]
-        referenced_by: dict[str, set[str]] = {t: set() for t in tables}
-        for child, parent in conn.execute(
-                "SELECT c.conrelid::regclass::text, c.confrelid::regclass::text "
-                "FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace "
-                "WHERE c.contype = 'f' AND n.nspname = 'public'"):
-            if child != parent and parent in referenced_by:
-                referenced_by[parent].add(child)
-        self.order: list[str] = []  # each table after every table that references it
-        for table in sorted(tables):
-            self._place(table, referenced_by, set())
-        self._holding = sql.SQL(" UNION ALL ").join(
-            sql.SQL("SELECT {} FROM (SELECT 1 FROM {} LIMIT 1) AS one").format(
-                sql.Literal(t), sql.Identifier(t)) for t in self.order)
 
-    def _place(self, table: str, referenced_by: dict[str, set[str]], path: set[str]) -> None:
-        if table in self.order:
+def _emptying_order(conn: psycopg.Connection) -> list[str]:
+    """The tables, each after every table that references it."""
+    tables = [r[0] for r in conn.execute(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+        "AND NOT tablename = ANY(%s)", (list(KEPT),))]
+    referenced_by: dict[str, set[str]] = {t: set() for t in tables}
+    for child, parent in conn.execute(
+            "SELECT c.conrelid::regclass::text, c.confrelid::regclass::text "
+            "FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace "
+            "WHERE c.contype = 'f' AND n.nspname = 'public'"):
+        if child != parent and parent in referenced_by:
+            referenced_by[parent].add(child)
+    order: list[str] = []
+
+    def place(table: str, path: frozenset[str]) -> None:
+        if table in order:
             return
         if table in path:
             raise RuntimeError(f"the foreign keys run in a circle through {table}: "
                                "tests/support/emptying.py cannot order the tables")
         for child in sorted(referenced_by[table]):
-            self._place(child, referenced_by, path | {table})
-        self.order.append(table)
-
-    def empty(self, conn: psycopg.Connection) -> None:
-        """On an autocommit connection: each DELETE on its own (on Citus a reference table may
-        not be written after a parallel write to a distributed table in one transaction)."""
-        holding = {r[0] for r in conn.execute(self._holding)}
-        for table in self.order:
-            if table in holding:
-                conn.execute(sql.SQL("DELETE FROM {}").format(sql.Identifier(table)))
-        conn.execute("SELECT setval(format('%I.%I', schemaname, sequencename)::regclass, "
-                     "start_value, false) FROM pg_sequences "
-                     "WHERE schemaname = 'public' AND last_value IS NOT NULL")
+            place(child, path | {table})
+        order.append(table)
+    for table in sorted(tables):
+        place(table, frozenset())
+    return order

@@ -20,7 +20,7 @@ from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.operator.keys import issue_key
 from connectivity.operator.migrations import upgrade
 from tests.conftest import DEMO_CATALOG
-from tests.support.emptying import Emptier
+from tests.support.emptying import empty
 from connectivity.web.services import services_of
 
 DATABASE = "connectivity"
@@ -75,7 +75,7 @@ def cluster(topology):
         if conn.execute("SELECT pg_is_wal_replay_paused()").fetchone()[0]:
             conn.execute("SELECT pg_wal_replay_resume()")
     with psycopg.connect(topology.primary_url, autocommit=True) as conn:
-        Emptier(conn).empty(conn)
+        empty(conn)
     topology.replica_caught_up()
     return topology
 
