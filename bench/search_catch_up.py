@@ -1,15 +1,18 @@
 """Where a search read model's catch-up spends its time (docs/benchmarks.md, "Search at
 look-to-book scale"): one process, one model holding the first N hotels of the bench data set,
 a thread committing 50 rate changes a second to them (as `search-freshness`'s stream does, days
-past those `search` reads), and a thread calling `refresh()` every 10 ms as a search would
-(the freshness scenario's poller), with the read fence's token the stream has moved to, as a
-request reads it (store/read_fence.py). The model has the web's own catch-up connection
-(read_model/building.py: on Citus one cached connection a worker). Per catch-up: the horizons
-read, the changes read (replay less apply), the changed days read (`model_days`) and the
-whole; how often it caught up; this process's CPU per catch-up; and commit -> applied for every
-change of the stream.
+past those `search` reads), each followed by the read fence's move (store/read_fence.py, in
+Redis: REDIS_URL, default db 13 of the local one) naming its hotel as a writer's does (or
+naming none with `--unnamed`: every catch-up then reads every property's changes), and a
+thread calling `refresh()` every 10 ms as a search would (the freshness scenario's poller),
+with the token read as a request reads it. The model has the web's own catch-up connection
+and settings (read_model/building.py: on Citus one cached connection a worker; a full
+catch-up every SEARCH_MODEL_REFRESH_SECONDS). Per catch-up: the horizons read, the changes
+read (replay less apply), the changed days read (`model_days`) and the whole; how often it
+caught up; this process's CPU per catch-up; and commit -> applied for every change of the
+stream.
 
-    python -m bench.search_catch_up postgresql://...:9840/pcs_bench_search [hotels] [seconds]
+    python -m bench.search_catch_up postgresql://...:9840/pcs_bench_search [hotels] [seconds] [--unnamed]
 
 It times the model's own methods by wrapping them, so it runs against the code of the checkout
 it is started from."""
@@ -18,12 +21,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import random
 import sys
 import threading
 import time
 
 import psycopg
+import redis
 
 from connectivity.availability import read_model as sm
 from connectivity.availability.read_model import catching_up as catching
@@ -31,17 +36,18 @@ from connectivity.availability.read_model.building import search_model_of
 from connectivity.availability.read_model.catching_up import CatchingUp
 from connectivity.settings import Settings
 from connectivity.store.database import Database
+from connectivity.store.read_fence import ReadFence
 
 STREAM_PER_SECOND = 50
 FAR_DAYS = 240  # past the days `search` and `rates` read (bench/search_fresh.py)
 
 
-def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
+def main(url: str, hotels: int = 300, seconds: float = 40.0, named: bool = True) -> dict:
     db = Database(url, max_size=8)
-    # Redis and the key are never used: the model reads neither.
+    redis_client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/13"))
+    read_fence = ReadFence(redis_client, f"bench-catch-up-{os.getpid()}:")
     model = search_model_of(Settings(database_url=url, redis_url="", secret_key="",
-                                     search_model_loading="inline",
-                                     search_model_refresh_seconds=0.25), db)
+                                     search_model_loading="inline"), db, read_fence.read_since)
     with db.connection() as conn:
         ids = [r["id"] for r in conn.execute("SELECT id FROM properties ORDER BY id LIMIT %s",
                                              (hotels,))]
@@ -87,8 +93,8 @@ def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
     stop = threading.Event()
     commits: list[tuple[int, dt.date, float]] = []
 
-    def fence() -> bytes:  # what a request would read: moved once a commit, after it
-        return f"0.{len(commits)}".encode()
+    def fence() -> bytes:  # what a request would read
+        return redis_client.get(read_fence.key)
 
     def stream():
         rng = random.Random(7)
@@ -102,6 +108,7 @@ def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
                     "WHEN mod(rate * 100, 2) = 0 THEN rate + 0.01 ELSE rate - 0.01 END "
                     "WHERE property_id = %s AND date = %s", (pid, day))
                 commits.append((pid, day, time.monotonic()))
+                read_fence.move([pid] if named else None)
                 time.sleep(max(0.0, 1 / STREAM_PER_SECOND - (time.monotonic() - t)))
 
     def poll():
@@ -137,9 +144,12 @@ def main(url: str, hotels: int = 300, seconds: float = 40.0) -> dict:
     out["commit_to_applied"] = {"n": len(late), "p50": ms(late, .5), "p90": ms(late, .9),
                                 "p99": ms(late, .99), "max": ms(late, 1),
                                 "not_applied": len(commits) - len(late)}
+    redis_client.delete(read_fence.key, read_fence.named_key)
     print(json.dumps(out), flush=True)
     return out
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], *(f(a) for f, a in zip((int, float), sys.argv[2:])))
+    args = [a for a in sys.argv[1:] if a != "--unnamed"]
+    main(args[0], *(f(a) for f, a in zip((int, float), args[1:])),
+         named="--unnamed" not in sys.argv)

@@ -101,6 +101,8 @@ def batch_outcome(db: Database, caller: Caller, batch_id: str, fence: ReadFence)
                                               environment=caller.environment)
     if outcome is None:
         raise NotFound(f"no batch {batch_id!r} for this partner")
+    # The batch's own hotel, all its apply changed (store/read_fence.py), is not shown.
+    property_id = outcome.pop("property_id")
     if outcome["status"] in ("applied", "partially_applied"):
-        fence.move_or_warn()
+        fence.move_or_warn([property_id])
     return outcome

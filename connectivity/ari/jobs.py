@@ -85,7 +85,8 @@ def apply_ari_batch(batch_id: str, property_id: int | None = None) -> dict | Non
         db = database()
         ReadFence(job.connection, redis_prefix_of(job.origin),
                   wal_position=(lambda: primary_wal_position(db)) if _fence_wal_positions
-                  else None).move_or_warn()
+                  else None).move_or_warn(
+                      None if property_id is None else {property_id, *hotels.values()})
     if outcome is None:
         log.info("ari_batch_not_applied_here", batch_id=batch_id)
         return None

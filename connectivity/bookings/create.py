@@ -15,7 +15,7 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from connectivity.store.database import announces
-from connectivity.store.read_fence import READS_CHANGED
+from connectivity.store.read_fence import READS_CHANGED, name_changed
 from connectivity.auth.authenticate import Caller
 from connectivity.store.database import Database
 from connectivity.web.errors import Conflict
@@ -104,6 +104,7 @@ def _create(conn, tokens: QuoteTokens, numbering: Numbering, caller: Caller, req
                                change=-request["rooms"])
     if len(taken) != len(offer.stay_dates):
         raise sold_out(request["rooms"])
+    name_changed(offer.hotel["property_id"])  # its inventory, all this booking changes
 
     row = q.insert_booking(
         conn, id=claim["booking_id"], **scope,

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from connectivity.store.database import announces
-from connectivity.store.read_fence import READS_CHANGED
+from connectivity.store.read_fence import READS_CHANGED, name_changed
 from connectivity.auth.authenticate import Caller
 from connectivity.store.claimed import claimed_row
 from connectivity.store.database import Database
@@ -96,5 +96,6 @@ def _cancel(conn, caller: Caller, reference: str, request: dict, now: dt.datetim
     q.change_inventory(conn, property_id=booking["property_id"],
                        room_type_id=booking["room_type_id"], check_in=booking["check_in"],
                        check_out=booking["check_out"], change=booking["rooms"])
+    name_changed(booking["property_id"])  # its inventory, all this cancel changes
     announce(conn, cancelled, "cancelled")
     return _result({**cancelled, "timezone": booking["timezone"]}, replay=False)

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from psycopg.types.json import Jsonb
 
 from connectivity.store.queries import queries
+from connectivity.store.read_fence import name_changed
 from connectivity.pricing.stay_nights import stay_nights
 
 
@@ -27,6 +28,7 @@ def take_inventory(conn, reservation_id: int, version: int, property_id: int,
                    wanted: list[dict]) -> list[dict]:
     if not wanted:
         return []
+    name_changed(property_id)  # its inventory: the read fence's move names it
     # Locked by a statement of its own first: within take_inventory's single statement, the
     # value its FOR UPDATE read and the row its UPDATE changes can differ when another
     # transaction (a booking, a release) commits in between, and the subtraction would go below
@@ -51,6 +53,7 @@ def take_inventory(conn, reservation_id: int, version: int, property_id: int,
 
 
 def release_inventory(conn, property_id: int, reservation_id: int) -> list[dict]:
+    name_changed(property_id)
     return queries().reservations.release_inventory(conn, property_id=property_id,
                                                     reservation_id=reservation_id)
 

@@ -19,6 +19,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from connectivity.store.queries import queries
+from connectivity.store.read_fence import naming
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable)
@@ -243,11 +244,13 @@ class Database:
     def run(self, use_case: Callable[..., T], *args, **kwargs) -> T:
         """Run `use_case(conn, *args, **kwargs)` in one transaction, again from the start when
         PostgreSQL reports a serialization failure or a deadlock (bounded, with jitter); then
-        announce it if it is marked with `announces`."""
-        result = self._run(use_case, *args, **kwargs)
-        for event in getattr(use_case, "announces", ()):
-            for listener in self._listeners.get(event, ()):
-                listener()
+        announce it if it is marked with `announces`. The properties it names as changed
+        (store/read_fence.py `name_changed`) are its own: every use case starts with none."""
+        with naming():
+            result = self._run(use_case, *args, **kwargs)
+            for event in getattr(use_case, "announces", ()):
+                for listener in self._listeners.get(event, ()):
+                    listener()
         return result
 
     def _run(self, use_case: Callable[..., T], *args, **kwargs) -> T:

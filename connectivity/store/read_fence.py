@@ -33,6 +33,16 @@ Redis unreachable from the writer only): the copies catch up at least every
 `SEARCH_MODEL_REFRESH_SECONDS` anyway, and the read points above move the fence again for
 anything recent they serve. The operators' commands exit non-zero when they could not move it.
 
+Each move also names the properties the write changed, where its writer knows them all (a
+booking's, a pushed reservation's, an ARI batch's hotel): the script scores each in a sorted set
+beside the token with the count it moved to. A move that names none (a catalogue load, a page
+served) scores `*` instead, meaning every property. A catch-up reads, in one script with the
+token, the properties scored above the count it last caught up under (`read_since`): when `*`
+is not among them, those are every property an acknowledged write changed since, and it reads
+the log of those alone (on Citus, their shards alone). A missing set, or one of an earlier
+epoch, scores `*` at the next move: nothing named is ever trusted across a loss. So a use case
+that names one property names every property it changes (`name_changed`), or none.
+
 With a read replica the token also carries the primary's WAL position after the write
 (`<epoch>.<n>/<lsn>`), so a read is sent to the replica only once it has replayed that far
 (store/replica.py). The script keeps the latest position it was given: a writer that read its
@@ -42,7 +52,10 @@ other write."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 import redis
 import structlog
@@ -61,6 +74,10 @@ READS_CHANGED = "reads-changed"
 # compares with (store/replica.py). None: unknown.
 request_fence: ContextVar[bytes | None] = ContextVar("request_fence", default=None)
 
+# The properties the use case in hand named as changed (`name_changed`), for the move after its
+# commit; None outside `Database.run`, which opens a new set for each use case (`naming`).
+_named: ContextVar[set[int] | None] = ContextVar("read_fence_named", default=None)
+
 MISSED = Counter("pcs_read_fence_missed", "Writes whose read fence could not be moved (Redis "
                  "unreachable from the writer): until the copies' next periodic catch-up a read "
                  "may not reflect them.", registry=REGISTRY)
@@ -78,6 +95,30 @@ def primary_wal_position(db) -> str:
 
 def fence_key(prefix: str) -> str:
     return f"{prefix}reads:fence"
+
+
+def named_key(prefix: str) -> str:
+    return f"{prefix}reads:fence:named"
+
+
+def name_changed(*property_ids: int) -> None:
+    """Name properties the use case in hand changes (days, inventory, what search and rates
+    show), so that its move lets the copies read those alone. Naming one means naming every
+    one it changes: the copies read no other property's changes for this write."""
+    named = _named.get()
+    if named is not None:
+        named.update(property_ids)
+
+
+@contextmanager
+def naming() -> Iterator[None]:
+    """The scope of one use case's names (`Database.run`): its move names what it named, and
+    a use case that named nothing moves for every property."""
+    token = _named.set(set())
+    try:
+        yield
+    finally:
+        _named.reset(token)
 
 
 def lsn_of(token: bytes | None) -> str | None:
@@ -106,9 +147,12 @@ def _count(token: bytes) -> tuple[bytes, int] | None:
     return (epoch, int(n)) if dot and n.isdigit() else None
 
 
-# KEYS[1]: the fence. ARGV[1]: the epoch to start when there is no token (or none of this
-# form); ARGV[2]: the primary's WAL position after the write, '' without a read replica.
-# The token keeps the later of its position and ARGV[2] (`X/Y`: two hexadecimal numbers).
+# KEYS[1]: the fence, KEYS[2]: its named properties. ARGV[1]: the epoch to start when there is
+# no token (or none of this form); ARGV[2]: the primary's WAL position after the write, ''
+# without a read replica; ARGV[3...]: the properties the write changed (none: every property).
+# The token keeps the later of its position and ARGV[2] (`X/Y`: two hexadecimal numbers). The
+# named set scores each property with the count that last named it, and `*` with the last
+# count that named none; a set without `*` (lost, or never made) starts again as all unnamed.
 MOVE = """
 local function position(lsn)
   local high, low = string.match(lsn or '', '^(%x+)/(%x+)$')
@@ -125,13 +169,45 @@ end
 local token = redis.call('GET', KEYS[1])
 local epoch, n, lsn
 if token then epoch, n, lsn = string.match(token, '^(%x+)%.(%d+)/?(.*)$') end
-if not epoch then epoch, n, lsn = ARGV[1], '0', '' end
-local moved = epoch .. '.' .. string.format('%d', tonumber(n) + 1)
+local fresh = not epoch
+if fresh then epoch, n, lsn = ARGV[1], '0', '' end
+local count = tonumber(n) + 1
+local moved = epoch .. '.' .. string.format('%d', count)
 local kept = later(lsn, ARGV[2])
 if kept and position(kept) then moved = moved .. '/' .. kept end
 redis.call('SET', KEYS[1], moved)
+if fresh or not redis.call('ZSCORE', KEYS[2], '*') then
+  redis.call('DEL', KEYS[2])
+  redis.call('ZADD', KEYS[2], count, '*')
+elseif #ARGV < 3 then
+  redis.call('ZADD', KEYS[2], count, '*')
+else
+  for i = 3, #ARGV do redis.call('ZADD', KEYS[2], count, ARGV[i]) end
+end
 return moved
 """
+
+# KEYS as MOVE's. ARGV[1], ARGV[2]: the epoch and count of the token the reader last caught up
+# under ('' and 0: none). The token as it is now, and the properties named since that count
+# (false when that cannot be told: another epoch, a set lost, or a move since that named none).
+READ_SINCE = """
+local token = redis.call('GET', KEYS[1])
+if not token then return {false, false} end
+local epoch = string.match(token, '^(%x+)%.%d+')
+if epoch ~= ARGV[1] then return {token, false} end
+local unnamed = redis.call('ZSCORE', KEYS[2], '*')
+if not unnamed or tonumber(unnamed) > tonumber(ARGV[2]) then return {token, false} end
+return {token, redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '+inf')}
+"""
+
+
+@dataclass(frozen=True)
+class FenceReading:
+    """What a catch-up reads before its first database read: the token (None: none, or Redis
+    did not answer), and the properties every write counted since its last token changed
+    (None: any property may have changed)."""
+    token: bytes | None
+    changed: frozenset[int] | None
 
 
 class ReadFence:
@@ -141,15 +217,20 @@ class ReadFence:
     def __init__(self, client: redis.Redis, prefix: str, wal_position=None):
         self._redis = client
         self.key = fence_key(prefix)
+        self.named_key = named_key(prefix)
         self._wal_position = wal_position
         self._move = client.register_script(MOVE)
+        self._read_since = client.register_script(READ_SINCE)
 
-    def move(self) -> None:
+    def move(self, changed: Iterable[int] | None = None) -> None:
         """The token counted one further, after a write committed and before anyone is told of
-        it. Raises ReadsNotFenced when Redis did not take it."""
+        it, naming the properties it `changed` (by default those the use case in hand named;
+        none: every property). Raises ReadsNotFenced when Redis did not take it."""
         position = self._wal_position() if self._wal_position is not None else ""
+        named = sorted(int(p) for p in (_named.get() or () if changed is None else changed))
         try:
-            self._move(keys=[self.key], args=[uuid.uuid4().hex, position])
+            self._move(keys=[self.key, self.named_key],
+                       args=[uuid.uuid4().hex, position, *named])
         except (RedisError, OSError) as exc:
             MISSED.inc()
             raise ReadsNotFenced(
@@ -157,22 +238,31 @@ class ReadFence:
                 "unreachable?); they show it at their next periodic catch-up, within "
                 "SEARCH_MODEL_REFRESH_SECONDS") from None
 
-    def move_or_warn(self) -> None:
+    def move_or_warn(self, changed: Iterable[int] | None = None) -> None:
         """`move`, for a writer that must answer its client whatever happens: the change is
         committed, and the periodic catch-up bounds how long a read can miss it."""
         try:
-            self.move()
+            self.move(changed)
         except ReadsNotFenced:
             log.warning("read_fence_not_moved", action="reads catch up at their next period")
 
-    def read(self) -> bytes | None:
-        """The token as it is now (None: none, or Redis did not answer): what a catch-up
-        records before its first database read, which covers every request that read its token
-        before (catching_up.py)."""
+    def read_since(self, caught_up_under: bytes | None) -> FenceReading:
+        """The token as it is now, and the properties named by every move counted after
+        `caught_up_under` (the token the reader's last catch-up began under), in one script:
+        what a catch-up reads before its first database read, which covers every request that
+        read its token before (catching_up.py). Any doubt reads as None."""
+        mine = _count(caught_up_under) if caught_up_under is not None else None
+        epoch, count = (mine[0].decode(), mine[1]) if mine is not None else ("", 0)
         try:
-            return self._redis.get(self.key)
+            token, named = self._read_since(keys=[self.key, self.named_key],
+                                            args=[epoch, count])
         except (RedisError, OSError):
-            return None
+            return FenceReading(None, None)
+        try:
+            return FenceReading(token, None if named is None
+                                else frozenset(int(p) for p in named))
+        except ValueError:  # not this code's writing: doubt it
+            return FenceReading(token, None)
 
     def establish(self) -> None:
         """After Redis lost the token: a new one (NX: whoever sets one first wins). Copies read

@@ -7,8 +7,8 @@ itself only every 60 s here, so what makes the reader current is the read fence 
 write is acknowledged, and the reader answers again at once.
 
 Each acknowledgement of the contract's list has its test: a booking (and its replay), a cancel,
-a pushed reservation's new, modify and cancel, an ARI batch reported applied (by its status,
-with the worker's own move left out), pause and resume, a catalogue load, a change served by
+a pushed reservation's new, modify and cancel, an ARI batch applied (the worker's move) and one
+reported applied (by its status, with the worker's own move left out), pause and resume, a catalogue load, a change served by
 the feed and an event served by the log (each with its writer's move left out, as when the
 writer is still between its commit and its move)."""
 
@@ -18,13 +18,16 @@ import json
 import time
 
 import pytest
+import redis
 
 from connectivity.ari import jobs
 from connectivity.ari.apply import apply_batch
 from connectivity.mapping.distribution import set_distribution
 from connectivity.store.database import Database
+from connectivity.store.read_fence import ReadFence
 from connectivity.web.services import services_of
 
+from tests.ari.conftest import redis_client, work  # noqa: F401 (fixtures)
 from tests.availability.conftest import API, START, day, stay
 from tests.conftest import DEMO_CATALOG
 from tests.reservations.conftest import reservation
@@ -165,6 +168,18 @@ def test_an_ari_batch_reported_applied_by_its_status(writer, reader, keys, lisbo
     assert first_night(reader, pull) == (5, 120.0)
 
 
+def test_an_ari_batch_applied_by_the_worker(writer, reader, keys, lisbon, work):
+    """The worker's own move, naming the batch's hotel: a read that follows it reflects the
+    batch without any status read."""
+    pull, push = keys["pull"], keys["push"]
+    assert first_night(reader, pull) == (5, 100.0)
+    accepted = writer.put(f"{API}/ari", headers=push, json={"hotel_code": "ACME-LIS", "items": [
+        {"room_type_code": "ACME-DBL", "date": day(0).isoformat(), "availability": 2}]})
+    assert accepted.status_code == 202, accepted.json
+    assert work() == 1
+    assert first_night(reader, pull) == (2, 100.0)
+
+
 def test_pause_resume_and_a_catalogue_load_once_the_command_exits(app, reader, keys, lisbon,
                                                                   tmp_path):
     pull = keys["pull"]
@@ -216,14 +231,25 @@ def test_an_event_served_is_reflected(reader, keys, lisbon, unannounced):
     assert searched(reader, pull)["paused_hotel_codes"] == ["ACME-LIS"]
 
 
-def test_without_a_move_the_reader_keeps_its_copy(reader, keys, lisbon, unannounced):
+def test_without_a_move_the_reader_keeps_its_copy(reader, keys, lisbon, unannounced, services):
     """The control: a committed write nobody was told of, and no fence moved, is not yet
     reflected (the reader's model caught up before it and not since), so the tests above
-    prove the fence, not a catch-up that happened anyway."""
+    prove the fence, not a catch-up that happened anyway. Nor is it after a move that names
+    another property only (a catch-up then reads that one's changes alone); a move that names
+    none makes it read every property's."""
     pull = keys["pull"]
     assert first_night(reader, pull) == (5, 100.0)
     unannounced.run(lambda conn: set_plan_days_on(conn, "140.00"))
     assert first_night(reader, pull) == (5, 100.0)
+    client = redis.Redis.from_url(services.redis_url)
+    fence = ReadFence(client, services.redis_prefix)
+    with unannounced.connection() as conn:
+        other = conn.execute("SELECT id FROM properties WHERE code <> 'LIS1'").fetchone()["id"]
+    fence.move([other])
+    assert first_night(reader, pull) == (5, 100.0)
+    fence.move()
+    assert first_night(reader, pull) == (5, 140.0)
+    client.close()
 
 
 def until_served(read_page) -> list:

@@ -20,6 +20,7 @@ from connectivity.availability.search import search
 from connectivity.availability.read_model import HOTELS, SearchModel
 from connectivity.availability.read_model import catching_up as catching
 from connectivity.web.services import services_of
+from connectivity.store.read_fence import FenceReading
 
 from tests.support.ari_days import _ids, set_plan_days, set_room_days
 from tests.availability.conftest import API, day, stay
@@ -310,9 +311,9 @@ def test_a_catch_up_covers_the_token_it_read_as_it_began(app, lisbon_ari, monkey
     order = []
     horizons = catching.horizons_and_next
 
-    def current():
+    def current(since):
         order.append("token")
-        return b"ab.9"
+        return FenceReading(b"ab.9", None)
 
     def read_horizons(conn):
         order.append("horizons")

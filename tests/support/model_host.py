@@ -19,6 +19,8 @@ def model_host(settings, folder: Path, **environment: str):
     path = folder / "host.sock"
     with procfile_process(HOST, {
             "DATABASE_URL": settings.database_url, "REDIS_URL": settings.redis_url,
+            # The tests' own prefix: the host reads the read fence the tests' writers move.
+            "REDIS_PREFIX": settings.redis_prefix,
             "SECRET_KEY": settings.secret_key, "SEARCH_MODEL_SOCKET": str(path),
             "SEARCH_MODEL_LOADING": settings.search_model_loading, **environment}) as process:
         began = time.monotonic()

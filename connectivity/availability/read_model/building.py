@@ -10,7 +10,7 @@ from connectivity.availability.read_model.model import SearchModel
 def search_model_of(settings, db, current_fence=None) -> SearchModel:
     """`db`: the primary. The model catches up from it, never from a replica, whose lag would
     hide acknowledged writes from it (contract 13.1). `current_fence`: the read fence's
-    `ReadFence.read`, which each catch-up reads the token with before it begins."""
+    `ReadFence.read_since`, which each catch-up reads the token with before it begins."""
     return SearchModel(
         db, connect=lambda: db.standalone(
             "pcs-web-model",

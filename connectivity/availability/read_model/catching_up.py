@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import numpy as np
 import psycopg
@@ -15,7 +15,7 @@ from connectivity.availability.feed_cursor import Position
 from connectivity.logtail.tail import horizons_and_next
 from connectivity.availability.grid import NONE
 from connectivity.store.queries import queries
-from connectivity.store.read_fence import covers
+from connectivity.store.read_fence import FenceReading, covers
 from connectivity.availability.read_model.metrics import CATCH_UPS, REFRESHED
 from connectivity.availability.read_model.rows import (fill_days)
 
@@ -83,10 +83,17 @@ class CatchingUp:
         # one is due `refresh_seconds` after this one began, not after it ended.
         began, began_at, timer = self._clock(), time.time(), time.perf_counter()
         # The token as it is now, before the first read: it covers every request that read its
-        # token before, those waiting on this catch-up among them (store/read_fence.py).
-        current = self._current_fence() if self._current_fence is not None else None
+        # token before, those waiting on this catch-up among them (store/read_fence.py); and
+        # the properties every write counted since the last catch-up's token named (None:
+        # unknown), which a light one reads the changes of alone.
+        reading = (self._current_fence(self._fence) if self._current_fence is not None
+                   else FenceReading(None, None))
+        current = reading.token
         if light and self._positions is not None:
-            self._replay(conn, {}, {})
+            if reading.changed is None:
+                self._replay(conn, {}, {})
+            elif reading.changed:
+                self._replay(conn, {}, {}, only=reading.changed)
         else:
             queries().availability.model_catch_up_settings(conn)
             horizons, next_xids = horizons_and_next(conn)
@@ -119,8 +126,10 @@ class CatchingUp:
         return any(self._positions.get(m["origin"], START).xid <= int(m["through_xid"])
                    for m in queries().availability.feed_pruned(conn))
 
-    def _replay(self, conn, horizons: dict[int, Position], next_xids: dict[int, int]) -> None:
-        """Apply every committed change after the position. Below an origin's horizon a change
+    def _replay(self, conn, horizons: dict[int, Position], next_xids: dict[int, int],
+                only: Collection[int] | None = None) -> None:
+        """Apply every committed change after the position (`only`: of these properties; a
+        light catch-up's, which moves no position). Below an origin's horizon a change
         is final and the position moves past it; at or above it (a transaction older than it
         still runs, anywhere on the node) it is applied now and remembered, so that it is not
         applied again while it is read again, until the horizon passes it and nothing can
@@ -132,7 +141,8 @@ class CatchingUp:
         while True:
             at = [after.get(o, START) for o in origins]
             rows = queries().availability.model_changes(
-                conn, origins=origins, after_xids=[str(p.xid) for p in at],
+                conn, property_ids=sorted(only or ()), every_property=only is None,
+                origins=origins, after_xids=[str(p.xid) for p in at],
                 after_ids=[p.change_id for p in at],
                 before_xids=[str(next_xids[o]) if o in next_xids else None for o in origins],
                 low_xid=str(min(p.xid for p in at)),

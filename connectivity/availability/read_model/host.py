@@ -114,7 +114,7 @@ def main() -> int:
                       settings.db_idle_in_transaction_timeout_seconds))
     fence = ReadFence(redis.Redis.from_url(settings.redis_url, socket_timeout=2,
                                            socket_connect_timeout=2), settings.redis_prefix)
-    model = search_model_of(settings, db, fence.read)
+    model = search_model_of(settings, db, fence.read_since)
     if settings.search_model_preload:
         model.preload()
     if os.path.exists(path):

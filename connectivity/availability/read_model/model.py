@@ -16,6 +16,7 @@ from connectivity.availability.read_model.held import Held
 from connectivity.availability.read_model.answering import Answering
 from connectivity.availability.read_model.catching_up import CatchingUp
 from connectivity.availability.read_model.loading import Loading
+from connectivity.store.read_fence import FenceReading
 
 WINDOW_DAYS = 400          # loaded from yesterday on: stays booked up to ~13 months ahead
 
@@ -26,7 +27,7 @@ class SearchModel(Answering, CatchingUp, Loading):
                  clock: Callable[[], float] = time.monotonic, max_properties: int = 0,
                  connect: Callable[[], psycopg.Connection] | None = None,
                  load_connections: int = 1,
-                 current_fence: Callable[[], bytes | None] | None = None):
+                 current_fence: Callable[[bytes | None], FenceReading] | None = None):
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
@@ -55,8 +56,9 @@ class SearchModel(Answering, CatchingUp, Loading):
         self._max_properties = max_properties
         self._refreshed = self._horizons_read = float("-inf")
         # The read fence's token the last catch-up began under (None: none, or unknown), and
-        # how a catch-up reads the token as it is when it begins (ReadFence.read; None: it
-        # records the token of the request that began it).
+        # how a catch-up reads the token as it is when it begins, with the properties named
+        # since that one (ReadFence.read_since; None: it records the token of the request that
+        # began it, and reads every property's changes).
         self._fence: bytes | None = None
         self._current_fence = current_fence
         # A request's catch-up runs on a connection of the model's own (`_catch_up_alone`).

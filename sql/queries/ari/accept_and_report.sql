@@ -26,6 +26,6 @@ RETURNING id AS batch_id, property_id, status, item_count, apply_after;
 -- name: batch_outcome(id, partner_id, environment)^
 -- A batch as its partner sees it; another partner's (or environment's) is not there at all.
 SELECT id AS batch_id, kind, hotel_code, status, item_count, applied_count, rejected_count,
-       rejected, received_at, applied_at
+       rejected, received_at, applied_at, property_id
   FROM ari_batches
  WHERE id = :id AND partner_id = :partner_id AND environment = :environment;

@@ -125,7 +125,7 @@ SELECT 'room', d.property_id, array_send(array_agg(ARRAY[
  WHERE d.property_id = ANY(:property_ids::bigint[])
  GROUP BY d.property_id;
 
--- name: model_changes(origins, after_xids, after_ids, before_xids, low_xid, high_xid, page_size)
+-- name: model_changes(origins, after_xids, after_ids, before_xids, low_xid, high_xid, page_size, property_ids, every_property)
 -- The changes after each origin's position and below its next transaction id as read with the
 -- horizons (a transaction begun later is read by the next catch-up), in (xid, id) order, every
 -- partner: also those at or above the horizon that have committed (the model re-reads what it
@@ -136,7 +136,10 @@ SELECT 'room', d.property_id, array_send(array_agg(ARRAY[
 -- xids stay behind the workers', which write the rows: the scan grew with the log). low_xid
 -- and high_xid (the lowest position, the highest next xid) bound the index scan whatever plan
 -- is chosen: ordering by (xid, id) for the LIMIT, plain PostgreSQL scanned the whole index
--- (1 M rows, 750 ms) and matched each row to its origin.
+-- (1 M rows, 750 ms) and matched each row to its origin. Of `property_ids` alone unless
+-- `every_property`: a light catch-up's, when the read fence names every property changed since
+-- its last token (store/read_fence.py `read_since`); bound as a constant, `OR false` leaves
+-- the ANY, and on Citus only those properties' shards are read (EXPLAIN: 1 task, against 32).
 SELECT c.id, c.origin, c.xid::text AS xid, c.property_id, c.room_type_id, c.rate_plan_id,
        c.from_date, c.to_date, c.kinds
   FROM change_log c
@@ -147,6 +150,7 @@ SELECT c.id, c.origin, c.xid::text AS xid, c.property_id, c.room_type_id, c.rate
    AND c.xid >= a.xid::xid8 AND c.xid < coalesce(a.before_xid, '18446744073709551615')::xid8
    AND (c.xid, c.id) > (a.xid::xid8, a.id)
  WHERE c.xid >= :low_xid::text::xid8 AND c.xid < :high_xid::text::xid8
+   AND (c.property_id = ANY(:property_ids::bigint[]) OR :every_property::boolean)
  ORDER BY c.xid, c.id
  LIMIT :page_size;
 
