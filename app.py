@@ -122,7 +122,7 @@ def search_model_for(settings: Settings, db: Database, read_fence: ReadFence) ->
     else a model of this process's own."""
     if settings.search_model_socket:
         return HostedModel(settings.search_model_socket, socket_key(settings.secret_key))
-    return search_model_of(settings, db, read_fence.read)
+    return search_model_of(settings, db, read_fence.read_since)
 
 
 def create_app(settings: Settings | None = None) -> Flask:

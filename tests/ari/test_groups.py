@@ -19,7 +19,7 @@ from tests.support.ari_days import set_room_days
 
 from tests.ari.conftest import START, day
 from tests.ari.workers import (batch_row, hold_room_day, kill_with_work_horses, start_worker, wait_for,
-                      worker_backends, worker_waiting_on_lock)
+                      worker_backends, worker_transactions_ended, worker_waiting_on_lock)
 
 
 def finished(db, batch_id: str) -> dict:
@@ -152,7 +152,7 @@ def test_a_worker_killed_mid_group_leaves_every_batch_to_be_applied_exactly_once
             if worker.poll() is None:
                 kill_with_work_horses(worker)
         blocker.rollback()
-    assert wait_for(lambda: not worker_backends(services.database_url))
+    assert wait_for(lambda: worker_transactions_ended(services.database_url))
     # Rolled back whole: neither batch finished, none of their values written.
     assert [batch_row(db, b)["status"] for b in (first, second)] == ["processing", "queued"]
     rooms = room_days("LIS1", "DBL")

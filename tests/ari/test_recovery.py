@@ -15,7 +15,7 @@ from tests.support.ari_days import set_room_days
 
 from tests.ari.conftest import API, START, day
 from tests.ari.workers import (batch_row, hold_room_day, kill_with_work_horses, start_worker, wait_for,
-                      worker_backends, worker_waiting_on_lock)
+                      worker_transactions_ended, worker_waiting_on_lock)
 from connectivity.web.services import services_of
 
 
@@ -56,7 +56,7 @@ def test_a_worker_killed_mid_batch_leaves_it_to_be_applied_exactly_once(
                 kill_with_work_horses(worker)
         blocker.rollback()
     # PostgreSQL rolls the dead worker's transaction back: nothing of the batch is there.
-    assert wait_for(lambda: not worker_backends(services.database_url))
+    assert wait_for(lambda: worker_transactions_ended(services.database_url))
     assert batch_row(db, batch_id) == {"status": "processing", "attempts": 1,
                                        "applied_count": 0}
     assert room_days("LIS1", "DBL")[day(0)]["available"] == 3

@@ -62,6 +62,13 @@ def worker_backends(database_url: str) -> list[dict]:
     return [s for s in lockwaits.sessions(database_url) if s["application_name"] == "pcs-worker"]
 
 
+def worker_transactions_ended(database_url: str) -> bool:
+    """No worker session is in a transaction any more (a killed worker's was rolled back).
+    Through PgBouncer a server connection a worker used may stay in the pool, idle under the
+    worker's application_name, until another client takes it."""
+    return all(s["state"] == "idle" for s in worker_backends(database_url))
+
+
 def worker_waiting_on_lock(database_url: str) -> bool:
     return any(s["waiting"] for s in worker_backends(database_url))
 

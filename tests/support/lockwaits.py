@@ -15,7 +15,7 @@ import psycopg
 from psycopg.rows import dict_row
 
 ON_ONE_NODE = """
-SELECT application_name, query, coalesce(wait_event_type = 'Lock', false) AS waiting
+SELECT application_name, query, state, coalesce(wait_event_type = 'Lock', false) AS waiting
   FROM pg_stat_activity
  WHERE datname = current_database() AND pid <> pg_backend_pid()
    AND backend_type = 'client backend'
@@ -25,17 +25,18 @@ SELECT application_name, query, coalesce(wait_event_type = 'Lock', false) AS wai
 # backends the coordinator opened on the nodes for it (which share its global_pid).
 ON_A_CLUSTER = """
 WITH activity AS MATERIALIZED (
-    SELECT global_pid, is_worker_query, application_name, query, wait_event_type, backend_type
+    SELECT global_pid, is_worker_query, application_name, query, state, wait_event_type,
+           backend_type
       FROM citus_stat_activity
      WHERE datname = current_database()
 )
-SELECT s.application_name, s.query,
+SELECT s.application_name, s.query, s.state,
        coalesce(bool_or(a.wait_event_type = 'Lock'), false) AS waiting
   FROM activity s
   JOIN activity a ON a.global_pid = s.global_pid
  WHERE s.is_worker_query IS FALSE AND s.backend_type = 'client backend'
    AND s.global_pid <> citus_backend_gpid()
- GROUP BY s.global_pid, s.application_name, s.query
+ GROUP BY s.global_pid, s.application_name, s.query, s.state
 """
 
 
@@ -46,8 +47,8 @@ def on_a_cluster(conn: psycopg.Connection) -> bool:
 
 def sessions(database_url: str) -> list[dict]:
     """Every other client session of this database: its application_name, its query (the
-    client's statement) and whether it waits for a lock (false, not NULL, for a session
-    running without a wait event)."""
+    client's statement), its state and whether it waits for a lock (false, not NULL, for a
+    session running without a wait event)."""
     with psycopg.connect(database_url, autocommit=True, row_factory=dict_row) as conn:
         return conn.execute(ON_A_CLUSTER if on_a_cluster(conn) else ON_ONE_NODE).fetchall()
 
