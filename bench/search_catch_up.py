@@ -12,7 +12,7 @@ read (replay less apply), the changed days read (`model_days`) and the whole; ho
 caught up; this process's CPU per catch-up; and commit -> applied for every change of the
 stream.
 
-    python -m bench.search_catch_up postgresql://...:9840/pcs_bench_search [hotels] [seconds] [--unnamed]
+    python -m bench.search_catch_up postgresql://...:9840/pcs_bench [hotels] [seconds] [--unnamed]
 
 It times the model's own methods by wrapping them, so it runs against the code of the checkout
 it is started from."""

@@ -8,9 +8,9 @@ write is acknowledged, and the reader answers again at once.
 
 Each acknowledgement of the contract's list has its test: a booking (and its replay), a cancel,
 a pushed reservation's new, modify and cancel, an ARI batch applied (the worker's move) and one
-reported applied (by its status, with the worker's own move left out), pause and resume, a catalogue load, a change served by
-the feed and an event served by the log (each with its writer's move left out, as when the
-writer is still between its commit and its move)."""
+reported applied (by its status, with the worker's own move left out), pause and resume, a
+catalogue load, a change served by the feed and an event served by the log (each with its
+writer's move left out, as when the writer is still between its commit and its move)."""
 
 from __future__ import annotations
 
