@@ -18,7 +18,8 @@ Freshness (contract 13.1): a request catches up first unless the model's last ca
 under a token that covers the read fence's token the request read (store/read_fence.py: the
 same, or an earlier count of the same epoch): every write acknowledged before the request
 began had then committed before that catch-up read the log. A catch-up reads
-the changes after the model's position and reloads what they name, a hotel's changed days, or
+the changes after the model's position (between full ones, only of the properties the fence's
+moves named since its last token, when they named them all) and reloads what they name, a hotel's changed days, or
 the whole hotel for a catalogue (`content`) or pause (`distribution`) change. Every committed
 ARI apply, booking, cancellation, pushed reservation, pause and catalogue load writes such a row
 in its own transaction. Unlike the feed, which serves only what lies below each origin's
