@@ -16,18 +16,17 @@ per machine).
 
 Freshness (contract 13.1): a request catches up first unless the model's last catch-up began
 under a token that covers the read fence's token the request read (store/read_fence.py: the
-same, or an earlier count of the same epoch): every write acknowledged before the request
-began had then committed before that catch-up read the log. A catch-up reads
-the changes after the model's position (between full ones, only of the properties the fence's
-moves named since its last token, when they named them all) and reloads what they name, a hotel's changed days, or
-the whole hotel for a catalogue (`content`) or pause (`distribution`) change. Every committed
-ARI apply, booking, cancellation, pushed reservation, pause and catalogue load writes such a row
-in its own transaction. Unlike the feed, which serves only what lies below each origin's
-horizon, the model applies a change as soon as it has committed and reads it again, without
-applying it, until the horizon passes it: a long transaction anywhere on the node holds the
-feed back, not search. Loads and catch-ups run one at a time under one lock, so a change read
-before a load is reflected in it (the load's snapshot is later) and one read after it is
-replayed onto it.
+same, or an earlier count of the same epoch): every write acknowledged before the request began
+had then committed before that catch-up read the log. A catch-up reads the changes after the
+model's position (between full ones, only of the properties the fence's moves named since its
+last token, when they named them all) and reloads what they name, a hotel's changed days, or the
+whole hotel for a catalogue (`content`) or pause (`distribution`) change. Every committed ARI
+apply, booking, cancellation, pushed reservation, pause and catalogue load writes such a row in
+its own transaction. Unlike the feed, which serves only what lies below each origin's horizon,
+the model applies a change as soon as it has committed and reads it again, without applying it,
+until the horizon passes it: a long transaction anywhere on the node holds the feed back, not
+search. Loads and catch-ups run one at a time under one lock, so a change read before a load is
+reflected in it (the load's snapshot is later) and one read after it is replayed onto it.
 
 Exactness: what the model does not hold exactly, or at all, goes to the reference statement
 (search.sql) for those hotels only: a hotel not loaded yet (loaded in the background for the
