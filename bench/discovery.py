@@ -77,7 +77,7 @@ def wait_for_search_model(base_url: str, hotels: int, timeout: float = 900) -> N
             print(f"  search model loaded ({workers} held) after "
                   f"{time.monotonic() - began:.0f} s", flush=True)
             return
-        time.sleep(2)
+        time.sleep(0.5)
     raise RuntimeError(f"the search model did not load within {timeout:.0f} s")
 
 

@@ -21,7 +21,8 @@ PROBE_REQUEST_ID = "bench-start-probe"
 # Settings the operator may set to try other values (README "Optional"); passed through if set.
 OPTIONAL_SETTINGS = ("WEB_CONCURRENCY", "WEB_THREADS", "DB_POOL_SIZE", "DB_POOL_TIMEOUT_SECONDS",
                      "LOG_LEVEL", "DATABASE_READ_URL", "READ_MAX_LAG_SECONDS",
-                     "SEARCH_MODEL_SHARED", "SEARCH_MODEL_LOAD_CONNECTIONS")
+                     "SEARCH_MODEL_SHARED", "SEARCH_MODEL_LOAD_CONNECTIONS",
+                     "SEARCH_MODEL_SNAPSHOT_SECONDS")
 
 
 def procfile_web_command() -> list[str]:

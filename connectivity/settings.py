@@ -113,6 +113,11 @@ class Settings:
     # Connections that load hotels into the model side by side (each reads and builds a batch
     # while the others wait on the database): a cold start is bounded by the database's cores.
     search_model_load_connections: int = 2
+    # The model host writes its copy to the database when the newest stored one is older than
+    # this (checked once a minute, or this often when shorter), and a host that starts empty
+    # reads the newest one instead of every hotel's days (read_model/snapshots.py;
+    # docs/operations.md 6.5, "Cold start"). 0: none are written or read.
+    search_model_snapshot_seconds: float = 900.0
     # One model host for the machine, started by gunicorn's master (shared_search_model below);
     # off: each web process holds its own model.
     search_model_shared: bool = True
@@ -178,6 +183,8 @@ class Settings:
                 search_model_max_properties=int(env.get("SEARCH_MODEL_MAX_PROPERTIES", 0)),
                 search_model_window_days=int(env.get("SEARCH_MODEL_WINDOW_DAYS", 400)),
                 search_model_load_connections=int(env.get("SEARCH_MODEL_LOAD_CONNECTIONS", 2)),
+                search_model_snapshot_seconds=float(
+                    env.get("SEARCH_MODEL_SNAPSHOT_SECONDS", 900)),
                 search_model_shared=_switch(env, "SEARCH_MODEL_SHARED", True),
                 search_model_socket=env.get("SEARCH_MODEL_SOCKET", ""),
             )
@@ -209,6 +216,8 @@ class Settings:
             raise SettingsError("SEARCH_MODEL_WINDOW_DAYS must be 2 to 1000")
         if not 1 <= settings.search_model_load_connections <= 16:
             raise SettingsError("SEARCH_MODEL_LOAD_CONNECTIONS must be 1 to 16")
+        if not 0 <= settings.search_model_snapshot_seconds <= 86400:
+            raise SettingsError("SEARCH_MODEL_SNAPSHOT_SECONDS must be 0 to 86400")
         if settings.privacy_purge_after_days < 1:
             raise SettingsError("PRIVACY_PURGE_AFTER_DAYS must be at least 1")
         if settings.hotel_ack_deadline_seconds < 1:

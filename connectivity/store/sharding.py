@@ -8,7 +8,7 @@ that `flask --app app citus distribute` carries out and that the schema lint tes
   may name another hotel, so they cannot be keyed by property);
 - reference tables, copied to every node: the catalogue, partners, keys and mappings (small,
   written by operators' commands, read by every request to find a property from a code);
-- local to the coordinator: the migrations' ledger.
+- local to the coordinator: the migrations' ledger, and the read model's snapshots.
 """
 
 from __future__ import annotations
@@ -64,7 +64,9 @@ REFERENCE = (
     "confirmation_key",
 )
 
-COORDINATOR_LOCAL = ("schema_migrations",)
+# Read and written by the coordinator's clients alone (the model hosts' snapshots, migration 0040).
+COORDINATOR_LOCAL = ("schema_migrations", "search_model_snapshots",
+                     "search_model_snapshot_chunks")
 
 
 def distribution_column(table: str) -> str | None:
@@ -110,6 +112,8 @@ def schema_problems(conn) -> list[str]:
         source_group, target_group = _group(table), _group(target)
         if target_group == "reference" and source_group != "local":
             continue
+        if source_group == target_group == "local":
+            continue  # plain tables on the coordinator, as on PostgreSQL
         column = distribution_column(table)
         pairs = dict(zip(fk["columns"], fk["referenced_columns"]))
         if (source_group == target_group and column is not None

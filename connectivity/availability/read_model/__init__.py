@@ -9,10 +9,11 @@ HostedModel, with SearchModel's two reads); without a master (tests, `flask run`
 SEARCH_MODEL_SHARED off, a process holds its own (building.py builds it either way).
 
 One job a file: model.py (its state), answering.py (search and rates from what it holds),
-catching_up.py (the change log replayed onto it), loading.py (hotels loaded and held), held.py
-(what a request reads of one held hotel), rows.py (statement rows to arrays and objects),
-metrics.py; building.py, host.py, remote.py, channel.py (their wire) and supervisor.py (one copy
-per machine).
+catching_up.py (the change log replayed onto it), loading.py (hotels loaded and held),
+snapshots.py (the copy written to the database and read back by a host that starts empty) and
+snapshot_store.py (where), held.py (what a request reads of one held hotel), rows.py (statement
+rows to arrays and objects), metrics.py; building.py, host.py, remote.py, channel.py (their
+wire) and supervisor.py (one copy per machine).
 
 Freshness (contract 13.1): a request catches up first unless the model's last catch-up began
 under a token that covers the read fence's token the request read (store/read_fence.py: the

@@ -17,10 +17,21 @@ from connectivity.availability.grid import NONE
 from connectivity.store.queries import queries
 from connectivity.store.read_fence import FenceReading, covers
 from connectivity.availability.read_model.metrics import CATCH_UPS, REFRESHED
-from connectivity.availability.read_model.rows import (fill_days)
+from connectivity.availability.read_model.rows import fill_days
 
 PAGE = 2000                # changes read per query while catching up
 START = Position(0, 0)
+
+def behind(horizons: dict[int, Position], positions: dict[int, Position]) -> bool:
+    """Whether the log is behind the position: a database restored to an earlier point."""
+    return any(h.xid < positions.get(o, START).xid for o, h in horizons.items())
+
+
+def pruned_past(conn, positions: dict[int, Position]) -> bool:
+    """Whether pruning deleted changes after the position."""
+    return any(positions.get(m["origin"], START).xid <= int(m["through_xid"])
+               for m in queries().availability.feed_pruned(conn))
+
 
 class CatchingUp:
     """SearchModel's catch-ups (read_model/model.py holds its state)."""
@@ -97,8 +108,7 @@ class CatchingUp:
         else:
             queries().availability.model_catch_up_settings(conn)
             horizons, next_xids = horizons_and_next(conn)
-            if self._positions is not None and any(
-                    h.xid < self._positions.get(o, START).xid for o, h in horizons.items()):
+            if self._positions is not None and behind(horizons, self._positions):
                 # A snapshot behind what the model holds (a database restored to an earlier
                 # point: web processes are restarted after a restore, docs/operations.md 5.6).
                 return
@@ -123,8 +133,7 @@ class CatchingUp:
         if time.monotonic() - self._pruning_checked < 60:
             return False
         self._pruning_checked = time.monotonic()
-        return any(self._positions.get(m["origin"], START).xid <= int(m["through_xid"])
-                   for m in queries().availability.feed_pruned(conn))
+        return pruned_past(conn, self._positions)
 
     def _replay(self, conn, horizons: dict[int, Position], next_xids: dict[int, int],
                 only: Collection[int] | None = None) -> None:
@@ -211,6 +220,8 @@ class CatchingUp:
             available = np.zeros((rooms, width), np.int64)
             exact = fill_days(rp.get(pid), rt.get(pid), grid.offers, grid.room_type_ids,
                           money, plan_flags, room_flags, available)
+            if self._torn is not None:
+                self._torn.add(pid)  # its rows rewritten under a snapshot being written
             patched = self._arenas.patch(grid, (first - grid.start).days, money, plan_flags,
                                          room_flags, available, exact)
             if patched is not grid:

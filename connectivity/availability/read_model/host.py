@@ -34,6 +34,7 @@ from connectivity.availability.read_model.model import SearchModel
 log = logging.getLogger("connectivity.availability.read_model.host")  # also as __main__
 
 PARENT_CHECK_SECONDS = 1.0
+SNAPSHOT_CHECK_SECONDS = 60.0
 
 
 def socket_key(secret_key: str) -> bytes:
@@ -115,8 +116,13 @@ def main() -> int:
     fence = ReadFence(redis.Redis.from_url(settings.redis_url, socket_timeout=2,
                                            socket_connect_timeout=2), settings.redis_prefix)
     model = search_model_of(settings, db, fence.read_since)
+    model.begin()  # a snapshot read first, while the statements answer
     if settings.search_model_preload:
         model.preload()
+    if settings.search_model_snapshot_seconds:
+        threading.Thread(target=_write_snapshots,
+                         args=(model, settings.search_model_snapshot_seconds), daemon=True,
+                         name="model-host-snapshots").start()
     if os.path.exists(path):
         os.unlink(path)  # a socket left by a host that died
     listener = Listener(path, family="AF_UNIX", backlog=128,
@@ -135,6 +141,18 @@ def main() -> int:
         listener.close()
         log.info("model host: stopped")
     return 0
+
+
+def _write_snapshots(model: SearchModel, seconds: float) -> None:
+    """The copy written to the database when the newest stored one is older than `seconds`:
+    a host that starts empty reads it (snapshots.py). Several hosts may each write one now and
+    then; each keeps only the newest."""
+    while True:
+        time.sleep(min(SNAPSHOT_CHECK_SECONDS, seconds))
+        try:
+            model.write_snapshot_if_due(seconds)
+        except Exception:  # the database away, say: the next check tries again
+            log.exception("model host: the snapshot could not be written")
 
 
 def _watch_parent(parent: int) -> None:

@@ -59,8 +59,17 @@ class Loading:
             self._loader.start()
 
     def _load_forever(self) -> None:
+        try:
+            self.restore_snapshot()  # before the first load: it holds only into an empty model
+        except Exception:  # the model is a cache: without the snapshot it loads row by row
+            log.exception("search model: the snapshot could not be restored")
         while True:
             self.load_wanted(block=True)
+
+    def begin(self) -> None:
+        """Start the loader now rather than at the first search that lacks a hotel: with
+        snapshots on, it restores the newest one first (the model host, at its start)."""
+        self._start_loader()
 
     def preload(self) -> None:
         """Load every property in the background (SEARCH_MODEL_PRELOAD): the first searches of

@@ -1,5 +1,5 @@
-"""The read model itself: its state, and the three jobs that share it (answering.py,
-catching_up.py, loading.py)."""
+"""The read model itself: its state, and the four jobs that share it (answering.py,
+catching_up.py, loading.py, snapshots.py)."""
 
 from __future__ import annotations
 
@@ -16,18 +16,21 @@ from connectivity.availability.read_model.held import Held
 from connectivity.availability.read_model.answering import Answering
 from connectivity.availability.read_model.catching_up import CatchingUp
 from connectivity.availability.read_model.loading import Loading
+from connectivity.availability.read_model.snapshot_store import SnapshotStore
+from connectivity.availability.read_model.snapshots import Snapshotting
 from connectivity.store.read_fence import FenceReading
 
 WINDOW_DAYS = 400          # loaded from yesterday on: stays booked up to ~13 months ahead
 
 
-class SearchModel(Answering, CatchingUp, Loading):
+class SearchModel(Answering, CatchingUp, Loading, Snapshotting):
     def __init__(self, reads, *, window_days: int = WINDOW_DAYS,
                  background: bool = True, refresh_seconds: float = 0.0,
                  clock: Callable[[], float] = time.monotonic, max_properties: int = 0,
                  connect: Callable[[], psycopg.Connection] | None = None,
                  load_connections: int = 1,
-                 current_fence: Callable[[bytes | None], FenceReading] | None = None):
+                 current_fence: Callable[[bytes | None], FenceReading] | None = None,
+                 snapshots: SnapshotStore | None = None):
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
@@ -65,3 +68,7 @@ class SearchModel(Answering, CatchingUp, Loading):
         self._connect = connect
         self._conn: psycopg.Connection | None = None
         self._pruning_checked = float("-inf")
+        # Where its snapshots are kept (None: none are written or read), and the hotels whose
+        # days were rewritten in place while one is being written (None: none is).
+        self._snapshots = snapshots
+        self._torn: set[int] | None = None
