@@ -6,9 +6,12 @@ used. Last, the model host writes one on its own, and a second host starts from 
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import time
 
 
+from connectivity.availability.grid import Offer
 from connectivity.availability.read_model import RATES
 from connectivity.availability.read_model.snapshot_store import SnapshotStore
 from connectivity.web.services import services_of
@@ -118,3 +121,10 @@ def snapshots(db) -> int:
     with db.connection() as conn:
         return conn.execute("SELECT count(*) AS n FROM search_model_snapshots "
                             "WHERE signature IS NOT NULL").fetchone()["n"]
+
+
+def test_an_offer_pickles_every_field():
+    """Offer's own __reduce__ (grid.py) lists its fields: one added must be added there too."""
+    offer = Offer(101, 202, "EUR", 2, 2, 3, 1, 4, frozenset({"PT"}), frozenset({"XX"}))
+    assert len(offer.__reduce__()[1]) == len(dataclasses.fields(Offer))
+    assert pickle.loads(pickle.dumps(offer, protocol=5)) == offer

@@ -25,6 +25,7 @@ from connectivity.ari.apply import apply_batch
 from connectivity.mapping.distribution import set_distribution
 from connectivity.store.database import Database
 from connectivity.store.read_fence import ReadFence
+from connectivity.telemetry import REGISTRY
 from connectivity.web.services import services_of
 
 from tests.ari.conftest import redis_client, work  # noqa: F401 (fixtures)
@@ -250,6 +251,33 @@ def test_without_a_move_the_reader_keeps_its_copy(reader, keys, lisbon, unannoun
     fence.move()
     assert first_night(reader, pull) == (5, 140.0)
     client.close()
+
+
+def test_a_move_naming_other_hotels_leaves_nothing_to_wait_for(make_app, keys, lisbon,
+                                                                services):
+    """A read whose hotels no move named since the model's last catch-up answers from the copy
+    at once (catching_up.py `refresh`, `touching`): every write to them acknowledged before it
+    was counted by then. A move that names its hotel makes it catch up first."""
+    pull = keys["pull"]
+    reader = make_app(search_model_refresh_seconds=BACKSTOP_SECONDS).test_client()
+    assert first_night(reader, pull) == (5, 100.0)
+    client = redis.Redis.from_url(services.redis_url)
+    fence = ReadFence(client, services.redis_prefix)
+    with services_of(reader.application).db.connection() as conn:
+        ids = {r["code"]: r["id"] for r in conn.execute("SELECT code, id FROM properties")}
+    caught_up = catch_ups()
+    fence.move([ids["OPO1"]])
+    assert first_night(reader, pull) == (5, 100.0)
+    searched(reader, pull)
+    assert catch_ups() == caught_up
+    fence.move([ids["LIS1"]])
+    assert first_night(reader, pull) == (5, 100.0)
+    assert catch_ups() == caught_up + 1
+    client.close()
+
+
+def catch_ups() -> float:
+    return REGISTRY.get_sample_value("pcs_search_model_catch_up_seconds_count")
 
 
 def until_served(read_page) -> list:

@@ -21,9 +21,10 @@ same, or an earlier count of the same epoch): every write acknowledged before th
 had then committed before that catch-up read the log. A catch-up reads the changes after the
 model's position (between full ones, only of the properties the fence's moves named since its
 last token, when they named them all) and reloads what they name, a hotel's changed days, or the
-whole hotel for a catalogue (`content`) or pause (`distribution`) change. Every committed ARI
-apply, booking, cancellation, pushed reservation, pause and catalogue load writes such a row in
-its own transaction. Unlike the feed, which serves only what lies below each origin's horizon,
+whole hotel for a catalogue (`content`) or pause (`distribution`) change; a request none of
+whose held hotels a move named since that token needs none (catching_up.py `refresh`). Every
+committed ARI apply, booking, cancellation, pushed reservation, pause and catalogue load writes
+such a row in its own transaction. Unlike the feed, which serves only what lies below each origin's horizon,
 the model applies a change as soon as it has committed and reads it again, without applying it,
 until the horizon passes it: a long transaction anywhere on the node holds the feed back, not
 search. Loads and catch-ups run one at a time under one lock, so a change read before a load is

@@ -77,16 +77,20 @@ class Answering:
         not held are loaded for the next searches). A paused hotel is in neither: unknown, as
         search.sql answers it. Tuples, not search.sql's dicts: what the model host sends a
         worker (a third of the pickling of dicts with Decimals)."""
-        self.refresh(fence)
+        found = self._codes.get((partner_id, environment), {})
+        found = {code: found.get(code) for code in codes}
+        # Loading inline, a hotel not held is loaded now and answered: the model current first.
+        inline = not self._background and None in found.values()
+        current = self.refresh(fence, None if inline else
+                               {h.grid.property_id for h in found.values() if h})
         if not self._background:
-            held_of = self._codes.get((partner_id, environment), {})
-            self._want(partner_id, environment, [c for c in codes if c not in held_of])
+            self._want(partner_id, environment, [c for c, h in found.items() if h is None])
             self.load_wanted()
         check_in, check_out = request["check_in"], request["check_out"]
         target = request.get("currency")
         fast: list[Held] = []
         rest: list[str] = []
-        held_of = self._codes.get((partner_id, environment), {})
+        held_of = self._codes.get((partner_id, environment), {}) if current else found
         for code in codes:
             held = held_of.get(code)
             if held is None:
@@ -99,7 +103,7 @@ class Answering:
                 continue
             fast.append(held)
         if rest and self._background:
-            self._want(partner_id, environment, [c for c in rest if c not in held_of])
+            self._want(partner_id, environment, [c for c in rest if held_of.get(c) is None])
         HOTELS.labels("reference").inc(len(rest))
         HOTELS.labels("model").inc(len(fast))
         return (self._evaluate(fast, request, now, target) if fast else []), rest
@@ -179,11 +183,14 @@ class Answering:
         None when the model cannot answer it (the statements do then): not held (it is loaded
         for the next request), paused (their 404 is the one answer), not exact, or the stay
         outside its days. `fence`: as `search_rows` takes it."""
-        self.refresh(fence)
-        held = self._codes.get((partner_id, environment), {}).get(code)
+        found = self._codes.get((partner_id, environment), {}).get(code)
+        inline = not self._background and found is None  # as in held_answers
+        current = self.refresh(fence, None if inline else
+                               set() if found is None else {found.grid.property_id})
+        held = self._codes.get((partner_id, environment), {}).get(code) if current else found
         if held is None:
             self._want(partner_id, environment, [code])
-            if not self._background:
+            if inline:
                 self.load_wanted()
                 held = self._codes.get((partner_id, environment), {}).get(code)
         if (held is None or not held.active or not held.exact

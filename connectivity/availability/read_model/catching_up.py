@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Collection, Iterable
+from collections.abc import Set as AbstractSet
 
 import numpy as np
 import psycopg
@@ -36,7 +37,7 @@ def pruned_past(conn, positions: dict[int, Position]) -> bool:
 class CatchingUp:
     """SearchModel's catch-ups (read_model/model.py holds its state)."""
 
-    def refresh(self, fence: bytes | None) -> None:
+    def refresh(self, fence: bytes | None, touching: AbstractSet[int] | None = None) -> bool:
         """Catch up with the change log unless the last catch-up began under a token that
         covers `fence`, the read fence's token the request read before it got here
         (store/read_fence.py `covers`: the same, or an earlier count of the same epoch): then
@@ -45,17 +46,45 @@ class CatchingUp:
         it was read: its own, or one another thread began under a token that covers it
         meanwhile (so the requests that wait on one catch-up under way need one more, not one
         each). Besides, at least every `refresh_seconds`, without waiting for a catch-up under
-        way: that one only bounds what a writer that died before moving the fence can hide."""
+        way: that one only bounds what a writer that died before moving the fence can hide.
+
+        `touching`: the properties the request found held, when it reads no other. It need
+        not wait when no move counted after the last catch-up's token named one of them (nor
+        named none, `*`): every write acknowledged before it that changed them was counted by
+        that token, so applied. False then: the request reads the hotels it found held before
+        this call and no other (one held since may have been read before such a write, and
+        not caught up with it yet). True: the model is current for any hotel it holds."""
         if fence is not None and covers(self._fence, fence):
-            if self._clock() - self._refreshed < self._refresh_seconds:
-                return
-            if not self._lock.acquire(blocking=False):
-                return  # another thread is catching up (or loading): current as it is
-        else:
-            self._lock.acquire()
-            if fence is not None and covers(self._fence, fence):
-                self._lock.release()  # caught up under a covering token while this one waited
-                return
+            self._refresh_when_due(fence)
+            return True
+        if touching is not None and self._untouched(fence, touching):
+            self._refresh_when_due(fence)
+            return False
+        self._lock.acquire()
+        if fence is not None and covers(self._fence, fence):
+            self._lock.release()  # caught up under a covering token while this one waited
+            return True
+        try:
+            self._catch_up_alone(fence)
+        finally:
+            self._lock.release()
+        return True
+
+    def _untouched(self, fence: bytes | None, touching: AbstractSet[int]) -> bool:
+        if not touching:
+            return True  # nothing held: the statements answer, as current as the database
+        under = self._fence  # the token a finished catch-up began under
+        if fence is None or under is None or self._current_fence is None:
+            return False
+        changed = self._current_fence(under).changed
+        return changed is not None and changed.isdisjoint(touching)
+
+    def _refresh_when_due(self, fence: bytes | None) -> None:
+        """The periodic catch-up, unless another thread is catching up (or loading)."""
+        if self._clock() - self._refreshed < self._refresh_seconds:
+            return
+        if not self._lock.acquire(blocking=False):
+            return
         try:
             self._catch_up_alone(fence)
         finally:

@@ -23,7 +23,8 @@ import numpy as np
 from connectivity.store.queries import queries
 
 CHUNK_BYTES = 16 * 1024 * 1024   # compressed bytes a row (a bytea is read whole)
-LEVEL = 1                        # zlib's fastest: the days compress about 8 to 1 even so
+LEVEL = 1                        # zlib's fastest: the days compress about 9 to 1 even so
+INFLATED_BYTES = 4 * 1024 * 1024 # decompressed at a time while a snapshot is read
 
 # Every module whose classes or rules a snapshot's pickle holds: a deploy that changes any of
 # them gives a new format, and the hosts it starts read no snapshot of the old code.
@@ -90,30 +91,34 @@ class _Sealing(io.RawIOBase):
 
 
 class _Inflating(io.RawIOBase):
-    """The chunks decompressed as the unpickler reads them."""
+    """The chunks decompressed as the unpickler reads them, a few MiB at a time: a chunk
+    inflates about ninefold, and whole it would be a transient of over 100 MiB that glibc may
+    keep in the heap after it is freed."""
 
     def __init__(self, chunks: list[bytes]):
         self._chunks, self._zip = iter(chunks), zlib.decompressobj()
-        self._buffer, self._at = b"", 0
+        self._compressed = b""
+        self._inflated = memoryview(b"")
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, into) -> int:
-        while self._at >= len(self._buffer):
-            chunk = next(self._chunks, None)
-            if chunk is None:
-                tail = self._zip.flush()
-                if not tail:
-                    return 0
-                self._buffer, self._at = tail, 0
-                break
-            self._buffer, self._at = self._zip.decompress(chunk), 0
+        while not self._inflated:
+            if not self._compressed:
+                self._compressed = next(self._chunks, b"")
+                if not self._compressed:
+                    self._inflated = memoryview(self._zip.flush())
+                    if not self._inflated:
+                        return 0
+                    break
+            self._inflated = memoryview(self._zip.decompress(self._compressed, INFLATED_BYTES))
+            self._compressed = self._zip.unconsumed_tail
         view = memoryview(into).cast("B")
-        taken = self._buffer[self._at:self._at + len(view)]
-        view[:len(taken)] = taken
-        self._at += len(taken)
-        return len(taken)
+        taken = min(len(view), len(self._inflated))
+        view[:taken] = self._inflated[:taken]
+        self._inflated = self._inflated[taken:]
+        return taken
 
 
 class SnapshotStore:

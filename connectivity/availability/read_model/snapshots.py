@@ -19,9 +19,12 @@ again, as any hotel the model lacks)."""
 from __future__ import annotations
 
 import copy
+import ctypes
+import ctypes.util
 import logging
 import pickle
 import time
+from functools import cache
 
 from connectivity.availability.arena import Arena
 from connectivity.availability.feed_cursor import Position
@@ -31,6 +34,24 @@ from connectivity.availability.read_model.snapshot_store import SnapshotRefused
 from connectivity.logtail.tail import horizons_and_next
 
 log = logging.getLogger(__name__)
+
+
+@cache
+def _malloc_trim():
+    """glibc's malloc_trim, or None (another C library)."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def give_back_freed_memory() -> None:
+    """Return the heap's free pages to the system. Writing or reading a snapshot frees tens of
+    MiB in blocks below glibc's mmap threshold, which it would otherwise keep: 1,000 hotels held
+    202 MiB, 230 after a snapshot was written, 199 after this (2026-11-29)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def _itself(obj):
@@ -46,7 +67,8 @@ def _frozen(arena: Arena) -> Arena:
 
 
 class _Pickler(pickle.Pickler):
-    """Pickles each live arena as its frozen copy."""
+    """Pickles each live arena as its frozen copy, and every int past the interpreter's cached
+    small ones by reference (_Unpickler)."""
 
     def __init__(self, file, frozen: dict[int, Arena]):
         super().__init__(file, protocol=5)
@@ -58,6 +80,24 @@ class _Pickler(pickle.Pickler):
             if frozen is not None and frozen is not obj:
                 return _itself, (frozen,)
         return NotImplemented
+
+    def persistent_id(self, obj):
+        # Pickle memoizes no int: each reference to an id would come back as an int object of
+        # its own (offers, catalogues and codes name the same room types and plans).
+        return obj if type(obj) is int and not -5 <= obj <= 256 else None
+
+
+class _Unpickler(pickle.Unpickler):
+    """Equal ints become one object, as _Pickler sent them."""
+
+    def __init__(self, file):
+        super().__init__(file)
+        self._ints: dict[int, int] = {}
+
+    def persistent_load(self, pid):
+        if type(pid) is not int:
+            raise pickle.UnpicklingError("a snapshot refers to ints alone")
+        return self._ints.setdefault(pid, pid)
 
 
 class Snapshotting:
@@ -100,6 +140,7 @@ class Snapshotting:
             pickle.dump(sorted(torn), file, protocol=5)
             return True
         stored = self._snapshots.write(hotels, dump)
+        give_back_freed_memory()
         if stored is not None:
             log.info("search model: snapshot of %d hotels written, %.1f MiB, in %.1f s "
                      "(the lock held %.0f ms)", hotels, stored / 2**20,
@@ -117,7 +158,7 @@ class Snapshotting:
             found = self._snapshots.read()
             if found is None:
                 return False
-            state, torn = pickle.load(found.stream), pickle.load(found.stream)
+            state, torn = _Unpickler(found.stream).load(), pickle.load(found.stream)
             with self._reads.connection() as conn:
                 self._check_position(conn, state["positions"])
         except SnapshotRefused as refused:
@@ -141,6 +182,7 @@ class Snapshotting:
             self._refreshed = self._horizons_read = self._pruning_checked = float("-inf")
             self._generation += 1
             self._gauges()
+        give_back_freed_memory()
         log.info("search model: %d hotels restored from the snapshot taken %s (%.1f MiB) in "
                  "%.1f s", len(self._grids), found.taken_at, found.bytes / 2**20,
                  time.perf_counter() - began)
