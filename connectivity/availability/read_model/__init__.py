@@ -24,11 +24,12 @@ last token, when they named them all) and reloads what they name, a hotel's chan
 whole hotel for a catalogue (`content`) or pause (`distribution`) change; a request none of
 whose held hotels a move named since that token needs none (catching_up.py `refresh`). Every
 committed ARI apply, booking, cancellation, pushed reservation, pause and catalogue load writes
-such a row in its own transaction. Unlike the feed, which serves only what lies below each origin's horizon,
-the model applies a change as soon as it has committed and reads it again, without applying it,
-until the horizon passes it: a long transaction anywhere on the node holds the feed back, not
-search. Loads and catch-ups run one at a time under one lock, so a change read before a load is
-reflected in it (the load's snapshot is later) and one read after it is replayed onto it.
+such a row in its own transaction. Unlike the feed, which serves only what lies below each
+origin's horizon, the model applies a change as soon as it has committed and reads it again,
+without applying it, until the horizon passes it: a long transaction anywhere on the node holds
+the feed back, not search. Loads and catch-ups run one at a time under one lock, so a change
+read before a load is reflected in it (the load's snapshot is later) and one read after it is
+replayed onto it.
 
 Exactness: what the model does not hold exactly, or at all, goes to the reference statement
 (search.sql) for those hotels only: a hotel not loaded yet (loaded in the background for the

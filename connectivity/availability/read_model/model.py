@@ -72,3 +72,15 @@ class SearchModel(Answering, CatchingUp, Loading, Snapshotting):
         # days were rewritten in place while one is being written (None: none is).
         self._snapshots = snapshots
         self._torn: set[int] | None = None
+        # What an empty twin is made with (`twin`).
+        self._made_with = dict(
+            window_days=window_days, background=background, refresh_seconds=refresh_seconds,
+            clock=clock, max_properties=max_properties, connect=connect,
+            load_connections=load_connections, current_fence=current_fence)
+
+    def twin(self) -> SearchModel:
+        """An empty model made as this one, that writes and reads no snapshot: a restored
+        snapshot catches up in it before this model adopts it (snapshots.py)."""
+        twin = SearchModel(self._reads, **self._made_with)
+        twin._gauges = lambda: None  # the held gauges are this model's: what it answers from
+        return twin

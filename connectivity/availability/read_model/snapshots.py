@@ -168,25 +168,46 @@ class Snapshotting:
             log.warning("search model: the snapshot holds %d hotels, over "
                         "SEARCH_MODEL_MAX_PROPERTIES; loading row by row", len(state["grids"]))
             return False
+        # Caught up in a twin, outside this model's lock: the searches meanwhile are answered
+        # by the statements, never kept waiting for the changes since the snapshot was taken.
+        twin = self.twin()
+        try:
+            with twin._lock:
+                twin._hold_snapshot(state, torn)
+                twin._catch_up_alone(None)  # in full: every change after the snapshot
+        finally:
+            if twin._conn is not None:
+                twin._conn.close()
         with self._lock:
             if self._grids or self._in_flight:
                 return False  # a search loaded hotels meanwhile: the copy stays its own
-            arenas = Arenas(self._window)
-            arenas.by_width = state["by_width"]
-            self._arenas, self._grids, self._codes = arenas, state["grids"], state["codes"]
-            for pid in torn:
-                self._drop(pid)
-            self._positions, self._ahead = state["positions"], state["ahead"]
-            # No token: the first request catches up in full from the snapshot's position.
-            self._fence = None
-            self._refreshed = self._horizons_read = self._pruning_checked = float("-inf")
-            self._generation += 1
-            self._gauges()
+            self._adopt(twin)
         give_back_freed_memory()
         log.info("search model: %d hotels restored from the snapshot taken %s (%.1f MiB) in "
                  "%.1f s", len(self._grids), found.taken_at, found.bytes / 2**20,
                  time.perf_counter() - began)
         return True
+
+    def _hold_snapshot(self, state: dict, torn: list[int]) -> None:
+        """The snapshot's state as this (empty) model's, in its lock, with no token: its next
+        catch-up is a full one, from the snapshot's position."""
+        self._arenas = Arenas(self._window)
+        self._arenas.by_width = state["by_width"]
+        self._grids, self._codes = state["grids"], state["codes"]
+        for pid in torn:
+            self._drop(pid)
+        self._positions, self._ahead = state["positions"], state["ahead"]
+        self._fence = None
+        self._refreshed = self._horizons_read = self._pruning_checked = float("-inf")
+
+    def _adopt(self, twin) -> None:
+        """A caught-up twin's state as this model's, in its lock."""
+        self._arenas, self._grids, self._codes = twin._arenas, twin._grids, twin._codes
+        self._positions, self._ahead, self._fence = twin._positions, twin._ahead, twin._fence
+        self._refreshed, self._horizons_read = twin._refreshed, twin._horizons_read
+        self._pruning_checked = twin._pruning_checked
+        self._generation += 1  # a load under way holds nothing it read before
+        self._gauges()
 
     @staticmethod
     def _check_position(conn, positions: dict[int, Position]) -> None:
