@@ -53,7 +53,10 @@ def test_a_restored_model_holds_the_copy_and_reflects_the_writes_since(make_app,
 def test_a_hotel_rewritten_while_the_snapshot_is_written_is_left_out(make_app, keys, lisbon,
                                                                      db, settings):
     """The pickle is written outside the model's lock: a catch-up that rewrites a hotel's days
-    in place meanwhile may tear what was pickled of them, so that hotel is left out."""
+    in place meanwhile may tear what was pickled of them, so a hotel a catch-up changes then
+    is left out (whether it rewrote it in place, or reloaded it whole: a catalogue change
+    replayed from above the horizon, when another database's transaction on the server holds
+    it back)."""
     pull = keys["pull"]
     writer, written = model_of(make_app, search_model_refresh_seconds=0)  # each catch-up full
     written.preload()

@@ -23,6 +23,7 @@ from connectivity.availability.read_model.rows import fill_days
 PAGE = 2000                # changes read per query while catching up
 START = Position(0, 0)
 
+
 def behind(horizons: dict[int, Position], positions: dict[int, Position]) -> bool:
     """Whether the log is behind the position: a database restored to an earlier point."""
     return any(h.xid < positions.get(o, START).xid for o, h in horizons.items())
@@ -217,6 +218,8 @@ class CatchingUp:
                 whole.add(pid)
             else:
                 days.setdefault(pid, []).append(change)
+        if self._torn is not None:  # a snapshot is being written: leave these out of it
+            self._torn.update(whole, days)
         if whole:
             self._load(conn, sorted(whole))
         spans = {}
@@ -249,8 +252,6 @@ class CatchingUp:
             available = np.zeros((rooms, width), np.int64)
             exact = fill_days(rp.get(pid), rt.get(pid), grid.offers, grid.room_type_ids,
                           money, plan_flags, room_flags, available)
-            if self._torn is not None:
-                self._torn.add(pid)  # its rows rewritten under a snapshot being written
             patched = self._arenas.patch(grid, (first - grid.start).days, money, plan_flags,
                                          room_flags, available, exact)
             if patched is not grid:

@@ -12,9 +12,9 @@ since the snapshot was taken is reloaded from the database before any read (cont
 Writing holds the model's lock only to take the snapshot's references: the grids and codes
 dicts are copied, and each arena and its columns shallowly (their arrays as they are). The
 pickle is written afterwards while catch-ups go on: they never change a row the copies point
-at, except by rewriting a held hotel's days in place (arena.py `patch`); the hotels patched
-while the pickle is written are listed after it, and a restore drops them (they are loaded
-again, as any hotel the model lacks)."""
+at, except by rewriting a held hotel's days in place (arena.py `patch`). So the hotels a
+catch-up changes while the pickle is written are listed after it, and a restore drops them
+(they are loaded again, as any hotel the model lacks)."""
 
 from __future__ import annotations
 
