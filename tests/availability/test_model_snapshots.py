@@ -53,10 +53,10 @@ def test_a_restored_model_holds_the_copy_and_reflects_the_writes_since(make_app,
 def test_a_hotel_rewritten_while_the_snapshot_is_written_is_left_out(make_app, keys, lisbon,
                                                                      db, settings):
     """The pickle is written outside the model's lock: a catch-up that rewrites a hotel's days
-    in place meanwhile may tear what was pickled of them, so a hotel a catch-up changes then
-    is left out (whether it rewrote it in place, or reloaded it whole: a catalogue change
-    replayed from above the horizon, when another database's transaction on the server holds
-    it back)."""
+    in place meanwhile may tear what was pickled of them, so every hotel a catch-up changes
+    then is left out. LIS1 always is; OPO1 too when the catch-up replays the catalogue's
+    changes from above the horizon (a transaction of another database on the same server
+    holds the horizon back: the tests run side by side)."""
     pull = keys["pull"]
     writer, written = model_of(make_app, search_model_refresh_seconds=0)  # each catch-up full
     written.preload()
@@ -73,7 +73,7 @@ def test_a_hotel_rewritten_while_the_snapshot_is_written_is_left_out(make_app, k
 
     reader, restored = model_of(make_app)
     assert restored.restore_snapshot()
-    assert restored.held() == 1                            # OPO1 alone
+    assert restored.held() <= 1                            # OPO1 at most
     assert first_night(reader, pull) == (5, 130.0)        # LIS1 read from the database
 
 
