@@ -77,8 +77,8 @@ class Answering:
         not held are loaded for the next searches). A paused hotel is in neither: unknown, as
         search.sql answers it. Tuples, not search.sql's dicts: what the model host sends a
         worker (a third of the pickling of dicts with Decimals)."""
-        found = self._codes.get((partner_id, environment), {})
-        found = {code: found.get(code) for code in codes}
+        held_now = self._codes.get((partner_id, environment), {})
+        found = {code: held_now.get(code) for code in codes}
         # Loading inline, a hotel not held is loaded now and answered: the model current first.
         inline = not self._background and None in found.values()
         current = self.refresh(fence, None if inline else

@@ -282,6 +282,8 @@ class Loading:
         self._gauges()
 
     def _gauges(self) -> None:
+        if not self._gauged:
+            return
         HELD.set(len(self._grids))
         BYTES.set(self.nbytes())
 

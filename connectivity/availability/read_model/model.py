@@ -30,7 +30,7 @@ class SearchModel(Answering, CatchingUp, Loading, Snapshotting):
                  connect: Callable[[], psycopg.Connection] | None = None,
                  load_connections: int = 1,
                  current_fence: Callable[[bytes | None], FenceReading] | None = None,
-                 snapshots: SnapshotStore | None = None):
+                 snapshots: SnapshotStore | None = None, gauged: bool = True):
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
@@ -72,6 +72,9 @@ class SearchModel(Answering, CatchingUp, Loading, Snapshotting):
         # days were rewritten in place while one is being written (None: none is).
         self._snapshots = snapshots
         self._torn: set[int] | None = None
+        # Whether it sets the held gauges (metrics.py): a twin does not, the model it is made
+        # for answers from what it holds.
+        self._gauged = gauged
         # What an empty twin is made with (`twin`).
         self._made_with = dict(
             window_days=window_days, background=background, refresh_seconds=refresh_seconds,
@@ -81,6 +84,4 @@ class SearchModel(Answering, CatchingUp, Loading, Snapshotting):
     def twin(self) -> SearchModel:
         """An empty model made as this one, that writes and reads no snapshot: a restored
         snapshot catches up in it before this model adopts it (snapshots.py)."""
-        twin = SearchModel(self._reads, **self._made_with)
-        twin._gauges = lambda: None  # the held gauges are this model's: what it answers from
-        return twin
+        return SearchModel(self._reads, **self._made_with, gauged=False)

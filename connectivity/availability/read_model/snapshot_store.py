@@ -46,6 +46,10 @@ def snapshot_key(secret_key: str) -> bytes:
     return hmac.new(secret_key.encode(), b"pcs search model snapshot", hashlib.sha256).digest()
 
 
+class SnapshotRefused(Exception):
+    """A stored snapshot this host will not use (the model then loads row by row)."""
+
+
 class Stored(NamedTuple):
     """A snapshot as read: its header, and a stream of its pickles once the signature held."""
     snapshot_id: int
@@ -170,6 +174,3 @@ class SnapshotStore:
         return Stored(header["snapshot_id"], header["taken_at"], header["hotels"],
                       header["bytes"], io.BufferedReader(_Inflating(chunks), 1 << 20))
 
-
-class SnapshotRefused(Exception):
-    """A stored snapshot this host will not use (the model then loads row by row)."""
