@@ -162,6 +162,16 @@ class Column:
             self.index[first:first + span, row0:row0 + rows] = index.T
         return write
 
+    def fit(self, rows: int) -> None:
+        """Arrays sized to the rows used and the palette entries taken: what is held, without
+        the room left to grow into (take_rows and take_palette grow them again as needed)."""
+        if self.index.shape[1] != rows:
+            self.index = np.ascontiguousarray(self.index[:, :rows])
+        self.base, self.size, self.room = (_fitted(a, rows)
+                                           for a in (self.base, self.size, self.room))
+        if self.palette.shape[1] != self.palette_used:
+            self.palette = np.ascontiguousarray(self.palette[:, :self.palette_used])
+
     def copy_rows(self, source: Column, src_row: int, row0: int, rows: int) -> None:
         """Copy rows of another arena's column (compaction), their palettes with their room."""
         if not rows:
@@ -175,6 +185,10 @@ class Column:
         self.base[row0:row0 + rows] = bases - start + at
         self.size[row0:row0 + rows] = source.size[src_row:src_row + rows]
         self.room[row0:row0 + rows] = caps
+
+
+def _fitted(array: np.ndarray, rows: int) -> np.ndarray:
+    return array if len(array) == rows else array[:rows].copy()
 
 
 def _grown(array: np.ndarray, capacity: int) -> np.ndarray:
@@ -205,6 +219,18 @@ class Arena:
     def nbytes(self) -> int:
         return (self.money.nbytes() + self.plan.nbytes() + self.room.nbytes()
                 + self.room_of.nbytes + self.statics.nbytes)
+
+    def fit(self) -> None:
+        """Every array sized to what the arena holds (a snapshot's arenas once read: the copy
+        it was taken from had room to grow, a quarter at most, which a restored model would
+        otherwise hold empty until it grew into it)."""
+        self.money.fit(self.offer_rows)
+        self.plan.fit(self.offer_rows)
+        self.room.fit(self.room_rows)
+        self.room_of, self.whole_units = (_fitted(a, self.offer_rows)
+                                          for a in (self.room_of, self.whole_units))
+        if self.statics.shape[1] != self.offer_rows:
+            self.statics = np.ascontiguousarray(self.statics[:, :self.offer_rows])
 
     def take_rows(self, offers: int, rooms: int) -> tuple[int, int]:
         offer_row, room_row = self.offer_rows, self.room_rows

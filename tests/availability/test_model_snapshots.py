@@ -10,9 +10,11 @@ import dataclasses
 import pickle
 import time
 
+import numpy as np
 
 from connectivity.availability.grid import Offer
-from connectivity.availability.read_model import RATES
+from connectivity.availability.read_model import RATES, snapshot_pickling
+from connectivity.availability.read_model.snapshot_pickling import load_state
 from connectivity.availability.read_model.snapshot_store import SnapshotStore
 from connectivity.web.services import services_of
 
@@ -75,6 +77,63 @@ def test_a_hotel_rewritten_while_the_snapshot_is_written_is_left_out(make_app, k
     assert restored.restore_snapshot()
     assert restored.held() <= 1                            # OPO1 at most
     assert first_night(reader, pull) == (5, 130.0)        # LIS1 read from the database
+
+
+def test_a_snapshot_is_read_back_as_compact_as_the_copy_it_was_taken_of(
+        make_app, keys, lisbon, db, settings, monkeypatch):
+    """Each hotel in a batch of its own (snapshot_pickling.py), unpickled with its own memo:
+    what batches share stays one object, the small arrays own their data, and the arenas hold
+    no room to grow into. The days and offers come back equal."""
+    monkeypatch.setattr(snapshot_pickling, "BATCH_HOTELS", 1)
+    _, written = model_of(make_app)
+    written.preload()
+    held_within(written, 2)                                # LIS1 and OPO1
+    assert written.write_snapshot() > 0
+    store = SnapshotStore(db, settings.secret_key, settings.search_model_window_days)
+    with store.reading() as stored:
+        state = load_state(stored.stream)
+
+    grids, arenas = state["grids"], state["by_width"]
+    assert sorted(grids) == sorted(written._grids)
+    for pid, grid in grids.items():
+        assert any(grid.arena is arena for arena in arenas)
+        assert grid.offer_room_type.flags.owndata
+        assert all(m.rows.flags.owndata for m in grid.mappings)
+        loaded = written._grids[pid]
+        assert grid.offers == loaded.offers
+        for restored_days, loaded_days in zip(grid.dense(), loaded.dense()):
+            np.testing.assert_array_equal(restored_days, loaded_days)
+    held = [h for codes in state["codes"].values() for h in codes.values()]
+    assert sorted(h.code for h in held) == sorted(
+        h.code for codes in written._codes.values() for h in codes.values())
+    for h in held:
+        assert h.grid is grids[h.grid.property_id] and h.arena is h.grid.arena
+        assert h.columns.flags.owndata
+    offers = [o for grid in grids.values() for o in grid.offers]
+    assert len({id(o.currency) for o in offers}) == len({o.currency for o in offers})
+    assert len({id(o.blocked_nationalities) for o in offers}) == len(
+        {o.blocked_nationalities for o in offers})
+    for arena in arenas:
+        for column, rows in ((arena.money, arena.offer_rows), (arena.plan, arena.offer_rows),
+                             (arena.room, arena.room_rows)):
+            assert column.index.shape[1] == len(column.base) == rows
+            assert column.palette.shape[1] == column.palette_used
+        assert len(arena.room_of) == arena.statics.shape[1] == arena.offer_rows
+
+
+def test_a_snapshot_replaced_while_it_is_read_is_read_whole(make_app, keys, lisbon, db,
+                                                             settings):
+    """Its chunks are read again as they are unpickled, after the signature was checked: in the
+    same transaction, so a newer snapshot sealed meanwhile (which deletes it) takes none."""
+    writer, written = model_of(make_app)
+    assert first_night(writer, keys["pull"]) == (5, 100.0)
+    assert written.write_snapshot() > 0
+    store = SnapshotStore(db, settings.secret_key, settings.search_model_window_days)
+    with store.reading() as stored:
+        assert written.write_snapshot() > 0                # sealed, and the older deleted
+        assert snapshots(db) == 1
+        state = load_state(stored.stream)
+    assert sorted(state["grids"]) == sorted(written._grids)
 
 
 def test_a_snapshot_of_another_key_or_other_code_is_not_used(make_app, keys, lisbon, settings):

@@ -14,7 +14,8 @@ import hmac
 import io
 import platform
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
@@ -99,7 +100,7 @@ class _Inflating(io.RawIOBase):
     inflates about ninefold, and whole it would be a transient of over 100 MiB that glibc may
     keep in the heap after it is freed."""
 
-    def __init__(self, chunks: list[bytes]):
+    def __init__(self, chunks: Iterable[bytes]):
         self._chunks, self._zip = iter(chunks), zlib.decompressobj()
         self._compressed = b""
         self._inflated = memoryview(b"")
@@ -154,23 +155,33 @@ class SnapshotStore:
                             bytes=sealing.stored, signature=signature)
             return sealing.stored
 
-    def read(self) -> Stored | None:
-        """The newest snapshot of this format whose chunks are whole and signed with this key;
-        None when there is none (or it was replaced while being read: its chunks are gone)."""
+    @contextmanager
+    def reading(self) -> Iterator[Stored | None]:
+        """The newest snapshot of this format, signed with this key, whose stream is read inside
+        the block; None when there is none. Its chunks are read twice in one transaction (so
+        the same rows, even when a newer snapshot replaces it meanwhile): once to check their
+        signature, then as the unpickler reads them. One chunk at a time is held: at 100,000
+        hotels a snapshot is about 700 MiB compressed, and read whole it stayed in memory
+        beside the copy being unpickled."""
         q = queries().availability
-        with self._db.snapshot() as conn:  # the header and its chunks as of one moment
+        with self._db.snapshot() as conn:
             header = q.newest_snapshot(conn, format=self.format)
             if header is None:
-                return None
-            chunks = [bytes(r["data"]) for r in q.snapshot_chunks(
-                conn, snapshot_id=header["snapshot_id"])]
-        mac = hmac.new(self._key, digestmod=hashlib.sha256)
-        for chunk in chunks:
-            mac.update(chunk)
-        if len(chunks) != header["chunks"] or not hmac.compare_digest(
-                mac.digest(), bytes(header["signature"])):
-            raise SnapshotRefused(f"snapshot {header['snapshot_id']}: its chunks do not match "
-                                  "its signature (another SECRET_KEY, or altered)")
-        return Stored(header["snapshot_id"], header["taken_at"], header["hotels"],
-                      header["bytes"], io.BufferedReader(_Inflating(chunks), 1 << 20))
+                yield None
+                return
+            snapshot_id = header["snapshot_id"]
 
+            def chunks() -> Iterator[bytes]:
+                for n in range(header["chunks"]):
+                    row = q.snapshot_chunk(conn, snapshot_id=snapshot_id, chunk=n)
+                    if row is None:
+                        raise SnapshotRefused(f"snapshot {snapshot_id}: chunk {n} is missing")
+                    yield bytes(row["data"])
+            mac = hmac.new(self._key, digestmod=hashlib.sha256)
+            for chunk in chunks():
+                mac.update(chunk)
+            if not hmac.compare_digest(mac.digest(), bytes(header["signature"])):
+                raise SnapshotRefused(f"snapshot {snapshot_id}: its chunks do not match its "
+                                      "signature (another SECRET_KEY, or altered)")
+            yield Stored(snapshot_id, header["taken_at"], header["hotels"], header["bytes"],
+                         io.BufferedReader(_Inflating(chunks()), 1 << 20))

@@ -30,6 +30,7 @@ from connectivity.availability.arena import Arena
 from connectivity.availability.feed_cursor import Position
 from connectivity.availability.grid import Arenas
 from connectivity.availability.read_model.catching_up import behind, pruned_past
+from connectivity.availability.read_model.snapshot_pickling import dump_state, load_state
 from connectivity.availability.read_model.snapshot_store import SnapshotRefused
 from connectivity.logtail.tail import horizons_and_next
 
@@ -54,50 +55,12 @@ def give_back_freed_memory() -> None:
         trim(0)
 
 
-def _itself(obj):
-    return obj
-
-
 def _frozen(arena: Arena) -> Arena:
     """The arena as it is now: its counters and arrays, not those it grows into later."""
     frozen = copy.copy(arena)
     frozen.money, frozen.plan, frozen.room = (copy.copy(c) for c in
                                               (arena.money, arena.plan, arena.room))
     return frozen
-
-
-class _Pickler(pickle.Pickler):
-    """Pickles each live arena as its frozen copy, and every int past the interpreter's cached
-    small ones by reference (_Unpickler)."""
-
-    def __init__(self, file, frozen: dict[int, Arena]):
-        super().__init__(file, protocol=5)
-        self._frozen = frozen
-
-    def reducer_override(self, obj):
-        if type(obj) is Arena:
-            frozen = self._frozen.get(id(obj))
-            if frozen is not None and frozen is not obj:
-                return _itself, (frozen,)
-        return NotImplemented
-
-    def persistent_id(self, obj):
-        # Pickle memoizes no int: each reference to an id would come back as an int object of
-        # its own (offers, catalogues and codes name the same room types and plans).
-        return obj if type(obj) is int and not -5 <= obj <= 256 else None
-
-
-class _Unpickler(pickle.Unpickler):
-    """Equal ints become one object, as _Pickler sent them."""
-
-    def __init__(self, file):
-        super().__init__(file)
-        self._ints: dict[int, int] = {}
-
-    def persistent_load(self, pid):
-        if type(pid) is not int:
-            raise pickle.UnpicklingError("a snapshot refers to ints alone")
-        return self._ints.setdefault(pid, pid)
 
 
 class Snapshotting:
@@ -130,7 +93,7 @@ class Snapshotting:
 
         def dump(file) -> bool:
             try:
-                _Pickler(file, frozen).dump(state)
+                dump_state(file, state, frozen)
             finally:
                 with self._lock:
                     torn, self._torn = self._torn, None
@@ -155,10 +118,10 @@ class Snapshotting:
             return False
         began = time.perf_counter()
         try:
-            found = self._snapshots.read()
-            if found is None:
-                return False
-            state, torn = _Unpickler(found.stream).load(), pickle.load(found.stream)
+            with self._snapshots.reading() as found:
+                if found is None:
+                    return False
+                state, torn = load_state(found.stream), pickle.load(found.stream)
             with self._reads.connection() as conn:
                 self._check_position(conn, state["positions"])
         except SnapshotRefused as refused:

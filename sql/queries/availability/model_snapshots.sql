@@ -35,8 +35,7 @@ SELECT snapshot_id, taken_at, hotels, chunks, bytes, signature
  ORDER BY snapshot_id DESC
  LIMIT 1;
 
--- name: snapshot_chunks(snapshot_id)
--- Its chunks in order.
-SELECT chunk, data FROM search_model_snapshot_chunks
- WHERE snapshot_id = :snapshot_id
- ORDER BY chunk;
+-- name: snapshot_chunk(snapshot_id, chunk)^
+-- One of its chunks (a reader holds one at a time).
+SELECT data FROM search_model_snapshot_chunks
+ WHERE snapshot_id = :snapshot_id AND chunk = :chunk;
