@@ -64,7 +64,7 @@ ITEMS = st.fixed_dictionaries(
     optional={name: value_of(name) for name in INVALID if name not in REQUIRED})
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(ITEMS)
 def test_what_quick_items_accepts_the_schema_accepts_the_same_way(item):
     quick = quick_ari_items([item])

@@ -28,7 +28,7 @@ from connectivity.pricing import (
 from tests.pricing.strategies import CURRENCIES, money, policies, restrictions, stays
 
 # No example database: these tests write nothing outside the test run.
-PROPERTY = settings(database=None, deadline=None, max_examples=200)
+PROPERTY = settings(database=None, deadline=None, max_examples=100)
 
 
 @PROPERTY
