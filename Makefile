@@ -15,11 +15,11 @@ $(RUN_STAMP): requirements.txt requirements-local.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found: install Python 3.11 or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet --no-compile -r requirements-local.txt
+	$(BIN)/pip install --quiet -r requirements-local.txt
 	@touch $(RUN_STAMP)
 
 $(STAMP): $(RUN_STAMP) requirements-dev.txt
-	$(BIN)/pip install --quiet --no-compile -r requirements-dev.txt
+	$(BIN)/pip install --quiet -r requirements-dev.txt
 	@touch $(STAMP)
 
 # PORT (8000) is where it listens; RESET_KEYS=1 revokes the kept demo keys and issues new ones.

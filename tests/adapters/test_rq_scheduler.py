@@ -211,8 +211,12 @@ def test_a_sigkill_of_the_worker_pid_ends_its_scheduler_which_releases_the_lock(
     assert lock_owner(connection, services) == {}
 
 
-def test_the_next_worker_holds_the_lock_within_10_s_of_a_sigkill_of_the_last(
+def test_the_next_worker_holds_the_lock_long_before_the_orphans_would_expire(
         services, connection, worker_processes):
+    """Without the takeover it would wait for the orphaned scheduler's lock to expire (its
+    interval + 60 s). The bound leaves room for the two processes' start, each importing the
+    service: 10 s was once exceeded (10.1 s) on a 2-core machine running the tests in four
+    processes."""
     started, left = worker_processes
     first = start_worker_process(services)
     started.append(first)
@@ -224,7 +228,7 @@ def test_the_next_worker_holds_the_lock_within_10_s_of_a_sigkill_of_the_last(
     second = start_worker_process(services)
     started.append(second)
     left.append(scheduling_for(connection, services, second))
-    assert time.monotonic() - killed_at < 10
+    assert time.monotonic() - killed_at < 30
     wait_for(lambda: all(gone(pid) for pid in left[:1]), "the orphaned scheduler exited", 10)
 
 
