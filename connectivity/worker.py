@@ -83,16 +83,6 @@ class BatchWorker(SpawnedSchedulerWorker, SimpleWorker):
             self._give_up.daemon = True
             self._give_up.start()
 
-    def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
-        # RQ checks for a stop request, then marks the worker idle here. A SIGTERM in between
-        # finds it still busy and only sets the flag, and the wait on Redis below would hold the
-        # stop for up to its timeout (30 s: a platform's SIGKILL comes first). Idle first, then
-        # the flag: a later SIGTERM stops the wait itself.
-        self.set_state(WorkerStatus.IDLE)
-        if self.stop_requested:
-            return None  # RQ's loop ends, as after an idle timeout
-        return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
-
     def _cancel_job(self):
         if jobs.cancel_statement_in_hand():
             log.warning("worker_cancelled_job_past_grace",

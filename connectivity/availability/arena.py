@@ -165,12 +165,10 @@ class Column:
     def fit(self, rows: int) -> None:
         """Arrays sized to the rows used and the palette entries taken: what is held, without
         the room left to grow into (take_rows and take_palette grow them again as needed)."""
-        if self.index.shape[1] != rows:
-            self.index = np.ascontiguousarray(self.index[:, :rows])
+        self.index = _fitted(self.index, rows, axis=1)
         self.base, self.size, self.room = (_fitted(a, rows)
                                            for a in (self.base, self.size, self.room))
-        if self.palette.shape[1] != self.palette_used:
-            self.palette = np.ascontiguousarray(self.palette[:, :self.palette_used])
+        self.palette = _fitted(self.palette, self.palette_used, axis=1)
 
     def copy_rows(self, source: Column, src_row: int, row0: int, rows: int) -> None:
         """Copy rows of another arena's column (compaction), their palettes with their room."""
@@ -187,8 +185,12 @@ class Column:
         self.room[row0:row0 + rows] = caps
 
 
-def _fitted(array: np.ndarray, rows: int) -> np.ndarray:
-    return array if len(array) == rows else array[:rows].copy()
+def _fitted(array: np.ndarray, used: int, axis: int = 0) -> np.ndarray:
+    """The array cut to `used` along the axis, as a copy of its own (a slice, even a contiguous
+    one, would keep the whole array alive); the array itself when it is no longer."""
+    if array.shape[axis] == used:
+        return array
+    return (array[:used] if axis == 0 else array[:, :used]).copy()
 
 
 def _grown(array: np.ndarray, capacity: int) -> np.ndarray:
@@ -229,8 +231,7 @@ class Arena:
         self.room.fit(self.room_rows)
         self.room_of, self.whole_units = (_fitted(a, self.offer_rows)
                                           for a in (self.room_of, self.whole_units))
-        if self.statics.shape[1] != self.offer_rows:
-            self.statics = np.ascontiguousarray(self.statics[:, :self.offer_rows])
+        self.statics = _fitted(self.statics, self.offer_rows, axis=1)
 
     def take_rows(self, offers: int, rooms: int) -> tuple[int, int]:
         offer_row, room_row = self.offer_rows, self.room_rows

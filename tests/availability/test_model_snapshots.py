@@ -121,6 +121,8 @@ def test_a_snapshot_is_read_back_as_compact_as_the_copy_it_was_taken_of(
                              (arena.room, arena.room_rows)):
             assert column.index.shape[1] == len(column.base) == rows
             assert column.palette.shape[1] == column.palette_used
+            # Copies of their own: a view would keep the whole array with its room alive.
+            assert column.index.base is None and column.palette.base is None
         assert len(arena.room_of) == arena.statics.shape[1] == arena.offer_rows
 
 
