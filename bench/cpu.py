@@ -4,17 +4,20 @@ client, and the machine as a whole. On 2 cores these tell whether a figure is th
 limit or the client's, and per request they show what a change saved.
 
 Processes are picked by pid (gunicorn's master and its children; the backends connected to the
-bench database; the Redis server's own pid), so other work on the machine (another test run's
-PostgreSQL, say) is not charged to the scenario, though it still shows in the machine's share.
+bench database, on a Citus cluster on every node of it; the Redis server's own pid), so other
+work on the machine (another test run's PostgreSQL, say) is not charged to the scenario, though
+it still shows in the machine's share.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import psycopg
 import redis
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 PROC = Path("/proc")
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -39,8 +42,13 @@ def _machine() -> tuple[float, float]:
 
 
 class Sampler:
-    def __init__(self, database_url: str, redis_url: str):
-        self._database_url = database_url
+    def __init__(self, database_url: str, redis_url: str, worker_urls: list[str] = ()):
+        # A Citus cluster's workers run the shards' statements in backends of their own: those
+        # serving the bench database count as PostgreSQL's too (until 11-30 only the
+        # coordinator's did, and the workers' CPU fell under "other").
+        dbname = conninfo_to_dict(database_url).get("dbname")
+        self._database_urls = [database_url] + [make_conninfo(url, dbname=dbname)
+                                                for url in worker_urls]
         self._enabled = (PROC / "stat").exists()
         try:
             self._redis_pid = int(redis.Redis.from_url(redis_url).info("server")["process_id"])
@@ -50,10 +58,13 @@ class Sampler:
     def _backends(self) -> set[int]:
         # Backends on this machine serving the bench database (a remote server's pids mean
         # nothing here; then none of them is found in /proc and PostgreSQL reads as 0).
-        with psycopg.connect(self._database_url, autocommit=True) as conn:
-            return {r[0] for r in conn.execute(
-                "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-                "AND pid <> pg_backend_pid()")}
+        pids = set()
+        for url in self._database_urls:
+            with psycopg.connect(url, autocommit=True) as conn:
+                pids |= {r[0] for r in conn.execute(
+                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND pid <> pg_backend_pid()")}
+        return pids
 
     def snapshot(self, server_pid: int | None) -> dict | None:
         """CPU seconds so far, per group and pid."""
@@ -78,7 +89,8 @@ class Sampler:
             elif pid == self._redis_pid:
                 groups["redis"][pid] = seconds
         busy, total = _machine()
-        return {"groups": groups, "machine_busy": busy, "machine_total": total}
+        return {"groups": groups, "machine_busy": busy, "machine_total": total,
+                "at": time.perf_counter()}
 
 
 def process_tree_seconds(root_pid: int) -> float:
@@ -97,7 +109,6 @@ def background_share(seconds: float = 1.0) -> float | None:
     the cores (a test run, a build) makes the figures that follow lower than the service's."""
     if not (PROC / "stat").exists():
         return None
-    import time
     busy0, total0 = _machine()
     time.sleep(seconds)
     busy1, total1 = _machine()
@@ -120,6 +131,10 @@ def usage(before: dict | None, after: dict | None, requests: int,
     if total > 0:
         busy = after["machine_busy"] - before["machine_busy"]
         out["machine_busy_share"] = round(busy / total, 3)
+        # The machine's busy CPU seconds, and the window's length (perf_counter), for a figure
+        # that takes another's share out (under_writes.py `reads_less_the_stream`).
+        out["machine_busy_s"] = round(busy, 3)
+        out["window_s"] = round(after["at"] - before["at"], 3)
         # Busy time no process of the run accounts for: the kernel's network work (softirq),
         # and any other program on the machine. Much above a few percent, the run had company.
         out["unattributed_share"] = round(max(0.0, busy - attributed) / total, 3)

@@ -174,6 +174,8 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
         outcome = drive(open_op, requests=n, concurrency=c, warmup=w, processes=args.processes,
                         on_start=started)
         after = sampler.snapshot(server_pid)
+        # The measured window (perf_counter), for a finisher that counts what happened in it.
+        ctx.window = ((marks["before"] or {}).get("at"), (after or {}).get("at"))
     finally:
         extra = {}
         for finisher in ctx.finishers:
@@ -241,7 +243,7 @@ def measure(args: argparse.Namespace) -> dict:
         stack.clear_redis()
         machine = describe(stack.database_url, stack.redis_url, stack.embedded)
         keys = KeyRing(stack.database_url, stack.secret_key)
-        sampler = cpu.Sampler(stack.database_url, stack.redis_url)
+        sampler = cpu.Sampler(stack.database_url, stack.redis_url, stack.citus_workers)
         settings = {"DATABASE_URL": stack.database_url, "REDIS_URL": stack.redis_url,
                     "SECRET_KEY": stack.secret_key, "REDIS_PREFIX": stack.redis_prefix,
                     # Search's read model loads the data set as the server starts (`search`
@@ -275,6 +277,7 @@ def measure(args: argparse.Namespace) -> dict:
         stack.stop()
 
     rows = [summarize_rounds(per_scenario[n]) for n in args.names]
+    under_writes.reads_less_the_stream(rows)
     by_name = {r["name"]: r for r in rows}
     targets = []
     for t in TARGETS:

@@ -55,6 +55,8 @@ class Context:
     settings: dict = field(default_factory=dict)
     base_url: Optional[str] = None        # the server of the scenario, when it has one
     finishers: list = field(default_factory=list)
+    # The measured window's start and end (perf_counter), set before the finishers run.
+    window: tuple = (None, None)
 
     def finish(self, fn: Callable[[], Optional[dict]]) -> None:
         self.finishers.append(fn)

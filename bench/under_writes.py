@@ -6,10 +6,17 @@ and bookings, WRITES_BOOKINGS a second (POST /bookings). Every one of those writ
 read fence (connectivity/store/read_fence.py), and every web process's read model then catches
 up before its next answer: what that costs is the figure.
 
-`writes-alone` runs the stream alone for WRITES_ALONE_SECONDS: its CPU per second, times a
-reads scenario's duration, is the stream's share of that scenario's CPU; the rest is what the
-reads cost under writes. The results file keeps each scenario's duration and CPU, and the
-stream's own counts (`stream_ari_batches`, `stream_bookings`)."""
+The stream keeps its rate whatever the reads do to its latency: each kind is sent on a schedule
+(the i-th write due i / rate seconds after the start) by several connections, so a slow answer
+delays no later write (one connection a kind fell behind on a busy Citus cluster: 39 batches a
+second instead of 50 while searches ran). It counts the writes it got accepted inside the
+measured window (`stream_writes_in_window`) and the rate it kept there.
+
+`writes-alone` runs the stream alone for WRITES_ALONE_SECONDS: the machine's CPU per write it
+took. `reads_less_the_stream` takes that, times the writes of a reads scenario's window, out of
+the machine's CPU in that window: the rest is what the reads cost under writes, the catch-ups
+they waited for included (`cpu_less_stream_ms_per_request`). Machine-wide, so a Citus cluster's
+workers and the RQ worker count as on plain PostgreSQL."""
 
 from __future__ import annotations
 
@@ -27,20 +34,23 @@ from .discovery import rates as rates_requests, search_requests, wait_for_search
 from .scenarios import API, DISCOVERY_CONCURRENCY, Context, direct_scenario, http_scenario
 
 WRITES_ARI, WRITES_BOOKINGS = 50, 5       # a second
+SENDERS_ARI, SENDERS_BOOKINGS = 4, 2      # connections on each kind's schedule
 STREAM_HOTELS = 100                       # the bookings' hotels (bookings.py's corner)
 STREAM_STOCK = 9_000                      # rooms a night there: never sold out in a run
 WRITES_ALONE_SECONDS = 30
 
 
 class WriteStream:
-    """Two threads on keep-alive connections of their own: ARI batches and bookings, each at
-    its rate, until stopped."""
+    """ARI batches and bookings, each on its schedule over connections of their own, until
+    stopped."""
 
     def __init__(self, ctx: Context):
         self._ctx = ctx
         self._target = urlsplit(ctx.base_url)
         self._stop = threading.Event()
+        self._lock = threading.Lock()
         self.counts = {"stream_ari_batches": 0, "stream_bookings": 0, "stream_refused": 0}
+        self._accepted_at: list[float] = []   # perf_counter of each accepted write's answer
         self._first_refusal = ""
         hotels = ctx.hotel_codes()[:STREAM_HOTELS]
         self._hotels = hotels
@@ -48,8 +58,14 @@ class WriteStream:
         self._push = ctx.token("push", signed=False)
         self._pull = ctx.token("pull", signed=False)
         self._worker = WorkerProcess(ctx.settings, f"worker-{ctx.scenario}.log")
-        self._threads = [threading.Thread(target=self._ari, daemon=True),
-                         threading.Thread(target=self._book, daemon=True)]
+        run = int(time.time())
+        ari = _Schedule(WRITES_ARI, "PUT", "/ari", self._push, self._ari_body, 202,
+                        "stream_ari_batches")
+        book = _Schedule(WRITES_BOOKINGS, "POST", "/bookings", self._pull,
+                         lambda i: self._booking_body(run, i), 201, "stream_bookings")
+        self._threads = [threading.Thread(target=self._send, args=(schedule,), daemon=True)
+                         for schedule, senders in ((ari, SENDERS_ARI), (book, SENDERS_BOOKINGS))
+                         for _ in range(senders)]
 
     def start(self) -> None:
         self._worker.start()
@@ -68,41 +84,95 @@ class WriteStream:
             print(f"  !! {self.counts['stream_refused']} of the stream's writes were refused "
                   f"(first: {self._first_refusal}): the figures are not under the stated "
                   "writes", flush=True)
-        return {**self.counts, "server_requests": sum(self.counts.values())}
+        return {**self.counts, **self._in_window(), "server_requests": sum(self.counts.values())}
 
-    def _paced(self, per_second: float, method: str, path: str, token: str, body,
-               accepted: int, counted: str) -> None:
-        """`method path` with body(i), `per_second` times a second, until stopped."""
+    def _in_window(self) -> dict:
+        start, end = self._ctx.window
+        if start is None or end is None or end <= start:
+            return {}
+        n = sum(1 for t in self._accepted_at if start <= t <= end)
+        kept = n / (end - start) / (WRITES_ARI + WRITES_BOOKINGS)
+        if kept < 0.95:
+            print(f"  !! the stream kept {kept:.0%} of its rate in the measured window: the "
+                  "figures are under fewer writes than stated", flush=True)
+        return {"stream_writes_in_window": n, "stream_rate_kept": round(kept, 3)}
+
+    def _send(self, schedule: _Schedule) -> None:
+        """Take the next due write of the schedule, wait for its time, send it; until stopped."""
         conn = http.client.HTTPConnection(self._target.hostname, self._target.port, timeout=30)
-        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-        i, began = 0, time.monotonic()
+        headers = {"Authorization": f"Bearer {schedule.token}",
+                   "Content-Type": "application/json"}
         while not self._stop.is_set():
-            conn.request(method, API + path, body(i), headers)
+            i, due = schedule.next()
+            time.sleep(max(0.0, due - time.perf_counter()))
+            if self._stop.is_set():
+                return
+            conn.request(schedule.method, API + schedule.path, schedule.body(i), headers)
             response = conn.getresponse()
             answer = response.read()
-            if response.status != accepted and not self._first_refusal:
-                self._first_refusal = f"{method} {path} {response.status} {answer[:300]!r}"
-            self.counts[counted if response.status == accepted else "stream_refused"] += 1
-            i += 1
-            time.sleep(max(0.0, began + i / per_second - time.monotonic()))
+            with self._lock:
+                if response.status == schedule.accepted:
+                    self.counts[schedule.counted] += 1
+                    self._accepted_at.append(time.perf_counter())
+                else:
+                    self.counts["stream_refused"] += 1
+                    self._first_refusal = self._first_refusal or (
+                        f"{schedule.method} {schedule.path} {response.status} {answer[:300]!r}")
 
-    def _ari(self) -> None:
-        ctx = self._ctx
+    def _ari_body(self, i: int) -> str:
+        return json.dumps({"hotel_code": self._hotels[i % len(self._hotels)],
+                           "items": stream_items(self._ctx, i, 1)})
 
-        def body(i):
-            return json.dumps({"hotel_code": self._hotels[i % len(self._hotels)],
-                               "items": stream_items(ctx, i, 1)})
-        self._paced(WRITES_ARI, "PUT", "/ari", self._push, body, 202, "stream_ari_batches")
+    def _booking_body(self, run: int, i: int) -> str:
+        hotel = self._hotels[i % len(self._hotels)]
+        return _body(self._ctx, f"UW-{run}-{i}", hotel, ROOM_TYPES[i % len(ROOM_TYPES)][0],
+                     i % 40, self._state["currency"][hotel])
 
-    def _book(self) -> None:
-        ctx, run = self._ctx, int(time.time())
 
-        def body(i):
-            hotel = self._hotels[i % len(self._hotels)]
-            return _body(ctx, f"UW-{run}-{i}", hotel, ROOM_TYPES[i % len(ROOM_TYPES)][0], i % 40,
-                         self._state["currency"][hotel])
-        self._paced(WRITES_BOOKINGS, "POST", "/bookings", self._pull, body, 201,
-                    "stream_bookings")
+class _Schedule:
+    """One kind of write, `per_second` a second from its first use: the next index and when it
+    is due, for whichever sender asks first."""
+
+    def __init__(self, per_second: float, method: str, path: str, token: str, body,
+                 accepted: int, counted: str):
+        self.method, self.path, self.token, self.body = method, path, token, body
+        self.accepted, self.counted = accepted, counted
+        self._per_second = per_second
+        self._lock = threading.Lock()
+        self._i, self._began = 0, None
+
+    def next(self) -> tuple[int, float]:
+        with self._lock:
+            if self._began is None:
+                self._began = time.perf_counter()
+            i, self._i = self._i, self._i + 1
+        return i, self._began + i / self._per_second
+
+
+def reads_less_the_stream(rows: list[dict]) -> None:
+    """Add to each reads-under-writes row what its requests cost with the stream's share taken
+    out (`cpu_less_stream_ms_per_request`), when `writes-alone` ran in the same run: the
+    machine's busy CPU in the row's window, less the stream's CPU per write (writes-alone's)
+    times the writes of that window, per request."""
+    alone = next((r for r in rows if r["name"] == "writes-alone"), None)
+    per_write = _cpu_per_write(alone) if alone else None
+    if per_write is None:
+        return
+    for row in rows:
+        cpu = row.get("cpu") or {}
+        writes = row.get("stream_writes_in_window")
+        if row["name"] == "writes-alone" or writes is None or "machine_busy_s" not in cpu:
+            continue
+        reads = cpu["machine_busy_s"] - per_write * writes
+        row["stream_cpu_ms_per_write"] = round(per_write * 1000, 3)
+        row["cpu_less_stream_ms_per_request"] = round(reads * 1000 / row["requests"], 3)
+
+
+def _cpu_per_write(alone: dict) -> float | None:
+    cpu, writes = alone.get("cpu") or {}, alone.get("stream_writes_in_window")
+    if not writes or "machine_busy_s" not in cpu:
+        return None
+    return cpu["machine_busy_s"] / writes
 
 
 def _under_writes(ctx: Context, requests):
