@@ -158,6 +158,7 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
     ctx.scenario = scenario.name
     ctx.base_url = f"http://127.0.0.1:{server.port}" if server else None
     ctx.finishers = []
+    ctx.window = (None, None)
     built = scenario.build(ctx)
     background = cpu.background_share()
     if background is not None and background > BUSY_WARNING:
@@ -175,7 +176,7 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
                         on_start=started)
         after = sampler.snapshot(server_pid)
         # The measured window (perf_counter), for a finisher that counts what happened in it.
-        ctx.window = ((marks["before"] or {}).get("at"), (after or {}).get("at"))
+        ctx.window = ((marks.get("before") or {}).get("at"), (after or {}).get("at"))
     finally:
         extra = {}
         for finisher in ctx.finishers:
