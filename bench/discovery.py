@@ -21,7 +21,7 @@ from connectivity.store.queries import queries
 
 from .dataset import ALL_PARTNER
 from .load import Request
-from .server import REFERENCE
+from .server import PROBE_REQUEST_ID, REFERENCE
 from .scenarios import (
     API,
     DISCOVERY_CONCURRENCY,
@@ -68,7 +68,10 @@ def wait_for_search_model(base_url: str, hotels: int, timeout: float = 900) -> N
                else int(os.environ.get("WEB_CONCURRENCY") or (os.cpu_count() or 1) * 2))
     began = time.monotonic()
     while time.monotonic() - began < timeout:
-        text = urllib.request.urlopen(f"{base_url}/metrics", timeout=10).read().decode()
+        # A probe, like the server's start-up ones: its log line is not a scenario's request.
+        poll = urllib.request.Request(f"{base_url}/metrics",
+                                      headers={"X-Request-Id": PROBE_REQUEST_ID})
+        text = urllib.request.urlopen(poll, timeout=10).read().decode()
         held = sorted(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
                       if line.startswith("pcs_search_model_properties"))
         # Shared: the host's figure (every other process reports 0); else every worker's.

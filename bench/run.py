@@ -183,7 +183,8 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
             extra.update(finisher() or {})
     if server:
         # A finisher may report requests of its own to the server (a background stream's).
-        server.requests_sent += n + w * c + extra.pop("server_requests", 0)
+        server.requests_sent += ((n + w * c) * scenario.requests_per_op
+                                 + extra.pop("server_requests", 0))
     result = {"name": scenario.name, "description": scenario.description,
               "server": scenario.server, "concurrency": c, "warmup_per_connection": w,
               "background_busy_share": background,

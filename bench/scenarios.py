@@ -98,6 +98,10 @@ class Scenario:
     expect: Callable[[object], bool] = field(default=lambda s: isinstance(s, int) and 200 <= s < 300)
     # Called after the measured phase: a dict of facts checked in the database, with "ok".
     verify: Callable[[Context], dict] | None = None
+    # Requests each operation sends to the server, for the request log's check (run.py _stop);
+    # 0 for operations that only keep time while a background stream (which reports its own)
+    # writes.
+    requests_per_op: int = 1
 
 
 REGISTRY: dict[str, Scenario] = {}

@@ -16,7 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / ".local" / "bench-logs"
-# The request id of the start-up health probes, whose log lines the request-log check skips.
+# The request id of probes (the start-up health checks, discovery.py's polls of the model's
+# load), whose log lines the request-log check skips.
 PROBE_REQUEST_ID = "bench-start-probe"
 # Settings the operator may set to try other values (README "Optional"); passed through if set.
 OPTIONAL_SETTINGS = ("WEB_CONCURRENCY", "WEB_THREADS", "DB_POOL_SIZE", "DB_POOL_TIMEOUT_SECONDS",
