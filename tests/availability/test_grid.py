@@ -159,7 +159,7 @@ fx_rates = st.one_of(
     st.integers(1, 5 * 10**16).map(lambda n: Decimal(n).scaleb(-16)))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grid=grids(), first=st.integers(0, DAYS - 2), data=st.data(),
        party=parties, nationality=st.sampled_from(NATIONALITIES),
        target=st.sampled_from(sorted(CURRENCIES)), rates=st.lists(fx_rates, min_size=3,

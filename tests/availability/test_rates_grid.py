@@ -176,7 +176,7 @@ def outcome(price, *args) -> str:
         return f"refused: {exc.message} {exc.details}"
 
 
-@settings(max_examples=300, deadline=None,
+@settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(offers=catalogues(), data=st.data(), party=parties,
        nationality=st.sampled_from(NATIONALITIES), target=st.sampled_from(CURRENCIES),

@@ -30,7 +30,7 @@ from tests.system.contract.conftest import DESCRIPTION_PATH, SigningMiddleware
 # plus schemathesis's coverage cases (boundaries, wrong types, NUL bytes, huge integers,
 # unexpected methods). With the other key it only has to be refused as documented (403): a few
 # generated cases, no coverage phase. Together about a minute on a 2-core machine.
-MAX_EXAMPLES = 25
+MAX_EXAMPLES = 20
 OTHER_KEY_EXAMPLES = 4
 SEED = 20261121
 
