@@ -170,7 +170,7 @@ def error_code(body) -> str | None:
 
 def test_booking_replays_reads_and_cancels_never_miss_a_claimed_booking(
         wide_app, services, issue, crossing, probes):
-    count = rounds(on_cluster=70, plain=25)
+    count = rounds(on_cluster=50, plain=25)
     keys = {code: bearer(issue("pull", partner=code, rate_limit=100000).token)
             for code in crossing}
     start = dbl_available(services)
@@ -215,7 +215,7 @@ def test_booking_replays_reads_and_cancels_never_miss_a_claimed_booking(
 
 def test_reservation_pushes_cancels_and_modifies_find_their_claimed_row(
         wide_app, services, issue, crossing, db):
-    count = rounds(on_cluster=35, plain=15)
+    count = rounds(on_cluster=25, plain=15)
     keys = {code: bearer(issue("push", partner=code, signed=False).token) for code in crossing}
     start = dbl_available(services)
     wrong: list = []
