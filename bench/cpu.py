@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import psycopg
@@ -42,7 +43,7 @@ def _machine() -> tuple[float, float]:
 
 
 class Sampler:
-    def __init__(self, database_url: str, redis_url: str, worker_urls: list[str] = ()):
+    def __init__(self, database_url: str, redis_url: str, worker_urls: Sequence[str] = ()):
         # A Citus cluster's workers run the shards' statements in backends of their own: those
         # serving the bench database count as PostgreSQL's too (until 11-30 only the
         # coordinator's did, and the workers' CPU fell under "other").
@@ -131,10 +132,9 @@ def usage(before: dict | None, after: dict | None, requests: int,
     if total > 0:
         busy = after["machine_busy"] - before["machine_busy"]
         out["machine_busy_share"] = round(busy / total, 3)
-        # The machine's busy CPU seconds, and the window's length (perf_counter), for a figure
-        # that takes another's share out (under_writes.py `reads_less_the_stream`).
+        # The machine's busy CPU seconds, for a figure that takes another's share out
+        # (under_writes.py `reads_less_the_stream`).
         out["machine_busy_s"] = round(busy, 3)
-        out["window_s"] = round(after["at"] - before["at"], 3)
         # Busy time no process of the run accounts for: the kernel's network work (softirq),
         # and any other program on the machine. Much above a few percent, the run had company.
         out["unattributed_share"] = round(max(0.0, busy - attributed) / total, 3)
