@@ -4,7 +4,8 @@ a thread committing 50 rate changes a second to them (as `search-freshness`'s st
 past those `search` reads), each followed by the read fence's move (store/read_fence.py, in
 Redis: REDIS_URL, default db 13 of the local one) naming its hotel as a writer's does (or
 naming none with `--unnamed`: every catch-up then reads every property's changes), and a
-thread calling `refresh()` every 10 ms as a search would (the freshness scenario's poller),
+thread calling `refresh()` every 10 ms as a search would (the freshness scenario's poller; `--every
+S`: every S seconds, so that each catch-up reads many hotels' changes, as under many writers),
 with the token read as a request reads it. The model has the web's own catch-up connection
 and settings (read_model/building.py: on Citus one cached connection a worker; a full
 catch-up every SEARCH_MODEL_REFRESH_SECONDS). Per catch-up: the horizons read, the changes
@@ -12,7 +13,7 @@ read (replay less apply), the changed days read (`model_days`) and the whole; ho
 caught up; this process's CPU per catch-up; and commit -> applied for every change of the
 stream.
 
-    python -m bench.search_catch_up postgresql://...:9840/pcs_bench [hotels] [seconds] [--unnamed]
+    python -m bench.search_catch_up postgresql://...:9840/pcs_bench [hotels] [seconds] [--unnamed] [--every S]
 
 It times the model's own methods by wrapping them, so it runs against the code of the checkout
 it is started from."""
@@ -42,7 +43,8 @@ STREAM_PER_SECOND = 50
 FAR_DAYS = 240  # past the days `search` and `rates` read (bench/search_fresh.py)
 
 
-def main(url: str, hotels: int = 300, seconds: float = 40.0, named: bool = True) -> dict:
+def main(url: str, hotels: int = 300, seconds: float = 40.0, named: bool = True,
+         every: float = 0.01) -> dict:
     db = Database(url, max_size=8)
     redis_client = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/13"))
     read_fence = ReadFence(redis_client, f"bench-catch-up-{os.getpid()}:")
@@ -114,7 +116,7 @@ def main(url: str, hotels: int = 300, seconds: float = 40.0, named: bool = True)
     def poll():
         while not stop.is_set():
             model.refresh(fence())
-            time.sleep(0.01)
+            time.sleep(every)
 
     threads = [threading.Thread(target=stream), threading.Thread(target=poll)]
     cpu = time.process_time()
@@ -151,5 +153,10 @@ def main(url: str, hotels: int = 300, seconds: float = 40.0, named: bool = True)
 
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if a != "--unnamed"]
+    every = 0.01
+    if "--every" in args:
+        at = args.index("--every")
+        every = float(args[at + 1])
+        del args[at:at + 2]
     main(args[0], *(f(a) for f, a in zip((int, float), args[1:])),
-         named="--unnamed" not in sys.argv)
+         named="--unnamed" not in sys.argv, every=every)
