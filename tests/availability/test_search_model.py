@@ -208,6 +208,34 @@ def test_days_updated_past_their_palettes_room_move_the_hotel_and_it_answers_the
     assert model._grids[grid.property_id].arena.dtype == np.uint16
 
 
+def test_one_catch_up_of_hotels_changed_on_different_days_shows_each_hotels_days(
+        app, lisbon_ari, db):
+    """Two hotels changed on days far apart, read back by one catch-up: each hotel's changed
+    days are read whole (model_days bounds the read by the earliest and latest day of all the
+    hotels' windows, for Citus's shards), and both answer as search.sql does."""
+    model = SearchModel(services_of(app).reads, background=False)
+    caller = _caller(db)
+    now = dt.datetime.now(dt.timezone.utc)
+    set_room_days(db, "OPO1", "TWN", [day(i) for i in range(12)], available=4)
+    set_plan_days(db, "OPO1", "TWN", "BAR", [day(i) for i in range(12)], rate="70.00")
+
+    def request(code, offset):
+        return {"hotel_codes": [code], "check_in": day(offset), "check_out": day(offset + 2),
+                "rooms": 1, "occupancy": [{"adults": 2}]}
+    asked = [("ACME-LIS", 0), ("ACME-OPO", 9)]
+    for code, offset in asked:
+        search(services_of(app).reads, caller, request(code, offset), now, model)
+    # One change each, nine days apart, both committed before the next catch-up.
+    set_plan_days(db, "LIS1", "DBL", "NRF", [day(1)], rate="50.00")
+    set_plan_days(db, "OPO1", "TWN", "BAR", [day(10)], rate="40.00")
+    answers = [search(services_of(app).reads, caller, request(code, offset), now, model)
+               for code, offset in asked]
+    assert [a["hotels"][0]["lowest_total_amount"] for a in answers] == [
+        Decimal("140"), Decimal("110")]
+    assert answers == [search(services_of(app).reads, caller, request(code, offset), now, None)
+                       for code, offset in asked]
+
+
 def _read_with(model: SearchModel, meanwhile) -> list:
     """Make `meanwhile` happen once, right after the model's loading read a batch (outside its
     lock, loading.py) and before it holds it."""

@@ -19,7 +19,15 @@ def search_model_of(settings, db, current_fence=None) -> SearchModel:
             "pcs-web-model",
             # On Citus a catch-up's statements reuse one cached connection per worker
             # (sql/queries/availability/search_model.sql model_catch_up_settings).
-            **{"citus.max_adaptive_executor_pool_size": "1"}),
+            # No parallel workers: a catch-up reads a few days of a few hotels, and
+            # PostgreSQL, planning two workers for some of those reads, started them each
+            # time (30 hotels, a day each: 15 ms against 5). A plan for each statement's own
+            # arrays and bounds: the generic plan a prepared statement falls back to after
+            # five runs cannot see how few days model_days asks for (plain PostgreSQL, 30
+            # hotels within five months: 10-17 against 6-7 ms of its CPU).
+            **{"citus.max_adaptive_executor_pool_size": "1",
+               "max_parallel_workers_per_gather": "0",
+               "plan_cache_mode": "force_custom_plan"}),
         background=settings.search_model_loading == "background",
         refresh_seconds=settings.search_model_refresh_seconds,
         max_properties=settings.search_model_max_properties,

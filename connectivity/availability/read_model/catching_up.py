@@ -21,10 +21,6 @@ from connectivity.availability.read_model.metrics import CATCH_UPS, REFRESHED
 from connectivity.availability.read_model.rows import fill_days
 
 PAGE = 2000                # changes read per query while catching up
-# A catch-up's changed days, listed to the statement up to this many (model_days): past it the
-# windows cover much of each property's year, and the index would be walked once a property and
-# listed day instead of once a property.
-DAYS_LISTED = 92
 START = Position(0, 0)
 
 
@@ -244,11 +240,8 @@ class CatchingUp:
         room type and plan of each property between its two dates (a day without a row is a
         day with nothing sent: cleared, then filled from the rows), written over the held days
         in place when their palettes have room (arena.py)."""
-        days = {first + dt.timedelta(days=n)
-                for first, last in spans.values() for n in range((last - first).days + 1)}
         rp, rt = self._days(conn, {pid: (first, first, last)
-                                   for pid, (first, last) in spans.items()},
-                            sorted(days) if len(days) <= DAYS_LISTED else None)
+                                   for pid, (first, last) in spans.items()})
         for pid, (first, last) in spans.items():
             grid = self._grids[pid]
             width = (last - first).days + 1
@@ -266,15 +259,14 @@ class CatchingUp:
         self._compact()
 
     @staticmethod
-    def _days(conn, windows: dict[int, tuple[dt.date, dt.date, dt.date]],
-              dates: list[dt.date] | None = None):
-        """{property: rows as sent} of each day table for {property: (start, first, last)}.
-        `dates`, when given, lists every day of every window: the shards then read those days
-        alone (model_days)."""
+    def _days(conn, windows: dict[int, tuple[dt.date, dt.date, dt.date]]):
+        """{property: rows as sent} of each day table for {property: (start, first, last)}."""
         ids = list(windows)
         params = {"property_ids": ids, "starts": [windows[p][0] for p in ids],
                   "first_dates": [windows[p][1] for p in ids],
-                  "last_dates": [windows[p][2] for p in ids], "dates": dates}
+                  "last_dates": [windows[p][2] for p in ids],
+                  "earliest": min(w[1] for w in windows.values()),
+                  "latest": max(w[2] for w in windows.values())}
         days: dict[str, dict[int, bytes]] = {"plan": {}, "room": {}}
         # Binary: the bytea arrives as the bytes PostgreSQL holds, with no hex to decode.
         with conn.cursor(binary=True, row_factory=tuple_row) as cursor:
