@@ -136,7 +136,10 @@ class CatchingUp:
             elif reading.changed:
                 self._replay(conn, {}, {}, only=reading.changed)
         else:
-            queries().availability.model_catch_up_settings(conn)
+            if not conn.autocommit:
+                # A pooled transaction's; the model's own connection has it for its session,
+                # and in autocommit a local setting would end with its own statement.
+                queries().availability.model_catch_up_settings(conn)
             horizons, next_xids = horizons_and_next(conn)
             if self._positions is not None and behind(horizons, self._positions):
                 # A snapshot behind what the model holds (a database restored to an earlier

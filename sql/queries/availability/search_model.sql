@@ -163,8 +163,10 @@ SELECT c.id, c.origin, c.xid::text AS xid, c.property_id, c.room_type_id, c.rate
  LIMIT :page_size;
 
 -- name: model_catch_up_settings()
--- For the catch-up's transaction only: on Citus each statement that reads every shard (the
--- changes) runs its shard tasks one after another over one cached connection per worker,
--- instead of opening more connections (slow start) that close again at the transaction's end.
+-- For a catch-up in a pooled transaction, that transaction only (the model's own connection
+-- has it for its session, read_model/building.py): on Citus each statement that reads every
+-- shard (the changes) runs its shard tasks one after another over one cached connection per
+-- worker, instead of opening more connections (slow start) that close again at the
+-- transaction's end.
 -- Plain PostgreSQL keeps the setting as an unused placeholder until the transaction ends.
 SELECT set_config('citus.max_adaptive_executor_pool_size', '1', true);
