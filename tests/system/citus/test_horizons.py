@@ -1,9 +1,12 @@
-"""Each origin's horizon (change_feed_horizons(), migration 0039), read by every full catch-up of
-the read model and every page of the feed: over the connections the session already holds to
-the workers, not new ones each time (run_command_on_workers opened one per worker per call);
-with a node whose probe is missing, asked of every worker as before, never left out."""
+"""Each origin's horizon (change_feed_horizons(), migrations 0039 and 0041), read by every full
+catch-up of the read model and every page of the feed: over the connections the session already
+holds to the workers, not new ones each time (run_command_on_workers opened one per worker per
+call), from one probe a node, not every shard; with a node whose probe is missing, asked of
+every worker as before, never left out."""
 
 from __future__ import annotations
+
+import time
 
 import psycopg
 from psycopg.rows import dict_row
@@ -71,3 +74,34 @@ def test_a_node_without_a_probe_is_asked_directly_until_distribute_adds_it(citus
         assert [r["property_id"] for r in conn.execute(
             "SELECT property_id FROM change_log_probes ORDER BY property_id")] == probes
         assert set(horizons_and_next(conn)[0]) == expected
+
+
+def probe_shard_reads(citus) -> dict[str, int]:
+    """Scans of each shard of change_log_probes so far, over every worker (the shards' own
+    statistics, read on a new session: a backend flushes its counts when it ends; the shards
+    shown, which Citus hides from other clients' catalogue views)."""
+    reads = {}
+    for worker in citus.cluster.workers:
+        with psycopg.connect(worker.url(citus.database), autocommit=True,
+                             options="-c citus.override_table_visibility=off") as conn:
+            reads.update(conn.execute(
+                "SELECT relname, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) "
+                "FROM pg_stat_user_tables WHERE relname LIKE 'change_log_probes%'").fetchall())
+    return reads
+
+
+def test_horizons_read_one_probe_a_node(citus):
+    """Migration 0041: a node's snapshot is read from one probe on it, its other shards left
+    alone (0039 sent a task to every shard of change_log_probes, 32 by default, a call)."""
+    expected = origins(citus.url)
+    before = probe_shard_reads(citus)
+    with psycopg.connect(citus.url, autocommit=True, row_factory=dict_row) as conn:
+        for _ in range(CALLS):
+            assert set(horizons_and_next(conn)[0]) == expected
+    # The session's cached connections to the workers end with it, flushing their counts.
+    time.sleep(1)
+    after = probe_shard_reads(citus)
+    read = {shard for shard, scans in after.items() if scans - before.get(shard, 0) >= CALLS}
+    assert len(after) > len(expected) - 1  # more shards than nodes, or the test shows nothing
+    assert len(read) == len(expected) - 1, (read, sorted(after))  # one a worker
+    assert all(after[s] - before.get(s, 0) == 0 for s in set(after) - read), (before, after)
