@@ -332,6 +332,32 @@ def test_requests_waiting_on_a_catch_up_that_covers_them_need_no_other(app, lisb
     assert calls == [b"ab.5", b"ab.6"]
 
 
+def test_reads_of_untouched_hotels_read_the_fence_once_per_move(app, lisbon_ari):
+    """A read that holds its hotels asks the fence what moved since the last catch-up; the
+    requests that carry a token the answer already covers reuse it (under frequent writes many
+    carry the same token), and one that carries a later token asks again."""
+    fence = {"token": b"ab.5", "changed": frozenset()}
+    asked = []
+
+    def current(since):
+        asked.append(since)
+        return FenceReading(fence["token"], fence["changed"])
+    model = SearchModel(services_of(app).reads, background=False, refresh_seconds=60,
+                        current_fence=current)
+    calls, _, _ = _counting_catch_ups(model)
+    assert model.refresh(b"ab.5")  # the first catch-up: under ab.5
+    lisbon, other = 1, 2
+    fence.update(token=b"ab.7", changed=frozenset({other}))
+    assert model.refresh(b"ab.6", touching={lisbon}) is False  # asks: ab.7, other
+    assert model.refresh(b"ab.7", touching={lisbon}) is False  # ab.7 is covered: no asking
+    assert model.refresh(b"ab.6", touching={lisbon}) is False
+    fence.update(token=b"ab.8", changed=frozenset({other, lisbon}))
+    assert model.refresh(b"ab.8", touching={lisbon}) is True  # asks, finds it named: waits
+    assert calls == [b"ab.5", b"ab.8"]
+    # the first catch-up's, one for ab.6 and ab.7, one for ab.8, its catch-up's
+    assert asked == [None, b"ab.5", b"ab.5", b"ab.5"]
+
+
 def test_a_catch_up_covers_the_token_it_read_as_it_began(app, lisbon_ari, monkeypatch):
     """A catch-up records the fence's token as it reads it itself, before its first database
     read, not the older one of the request that began it: requests that read a token up to that

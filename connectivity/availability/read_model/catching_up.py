@@ -77,8 +77,23 @@ class CatchingUp:
         under = self._fence  # the token a finished catch-up began under
         if fence is None or under is None or self._current_fence is None:
             return False
-        changed = self._current_fence(under).changed
-        return changed is not None and changed.isdisjoint(touching)
+        return (changed := self._changed_since(under, fence)) is not None and \
+            changed.isdisjoint(touching)
+
+    def _changed_since(self, under: bytes, fence: bytes) -> frozenset[int] | None:
+        """The properties named by every move counted after `under` up to `fence` at least
+        (None: unknown). A reading taken since an earlier token or the same, whose own token
+        covers `fence`, names all of them and maybe more, which only makes a request wait
+        for a catch-up it could have done without: it is reused, so that under frequent
+        writes the fence is read once per move, not once per request (many requests carry
+        the same token)."""
+        last = self._touch_reading
+        if last is not None and covers(under, last[0]) and last[1].changed is not None \
+                and last[1].token is not None and covers(last[1].token, fence):
+            return last[1].changed
+        reading = self._current_fence(under)
+        self._touch_reading = (under, reading)
+        return reading.changed
 
     def _refresh_when_due(self, fence: bytes | None) -> None:
         """The periodic catch-up, unless another thread is catching up (or loading)."""

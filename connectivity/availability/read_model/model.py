@@ -64,6 +64,9 @@ class SearchModel(Answering, CatchingUp, Loading, Snapshotting):
         # began it, and reads every property's changes).
         self._fence: bytes | None = None
         self._current_fence = current_fence
+        # The last reading a request that reads only the hotels it holds took (catching_up.py
+        # `_untouched`), and the token it was read since: (since, reading), or None.
+        self._touch_reading: tuple[bytes, FenceReading] | None = None
         # A request's catch-up runs on a connection of the model's own (`_catch_up_alone`).
         self._connect = connect
         self._conn: psycopg.Connection | None = None
