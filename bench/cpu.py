@@ -56,23 +56,30 @@ class Sampler:
         except (redis.RedisError, KeyError, ValueError):
             self._redis_pid = None
 
-    def _backends(self) -> set[int]:
-        # Backends on this machine serving the bench database (a remote server's pids mean
-        # nothing here; then none of them is found in /proc and PostgreSQL reads as 0).
-        pids = set()
+    def _backends(self) -> list[list[tuple[int, int | None, str]]]:
+        """(pid, client port, application name) of each backend serving the bench database,
+        per node (the coordinator, or the one server, first). A remote server's pids mean
+        nothing here: then none of them is found in /proc and PostgreSQL reads as 0."""
+        nodes = []
         for url in self._database_urls:
             with psycopg.connect(url, autocommit=True) as conn:
-                pids |= {r[0] for r in conn.execute(
-                    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-                    "AND pid <> pg_backend_pid()")}
-        return pids
+                nodes.append(conn.execute(
+                    "SELECT pid, client_port, coalesce(application_name, '') "
+                    "FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND pid <> pg_backend_pid()").fetchall())
+        return nodes
 
-    def snapshot(self, server_pid: int | None) -> dict | None:
-        """CPU seconds so far, per group and pid."""
+    def snapshot(self, server_pid: int | None, writer_pids: Sequence[int] = ()) -> dict | None:
+        """CPU seconds so far, per group and pid; and the backends' seconds by whom they serve
+        (`roles`): the server under measure (`reads`) or the processes that write beside it
+        (`writer_pids`, each with its children: under_writes.py's stream)."""
         if not self._enabled:
             return None
-        groups: dict[str, dict[int, float]] = {"server": {}, "postgres": {}, "redis": {}}
-        backends = self._backends()
+        groups: dict[str, dict[int, float]] = {"server": {}, "writers": {}, "postgres": {},
+                                               "redis": {}}
+        nodes = self._backends()
+        backends = {pid for node in nodes for pid, _, _ in node}
+        writers = set(writer_pids)
         for entry in PROC.iterdir():
             if not entry.name.isdigit():
                 continue
@@ -85,13 +92,91 @@ class Sampler:
             ppid, seconds = stat
             if server_pid is not None and server_pid in (pid, ppid):
                 groups["server"][pid] = seconds
+            elif writers & {pid, ppid}:
+                groups["writers"][pid] = seconds
             elif pid in backends:
                 groups["postgres"][pid] = seconds
             elif pid == self._redis_pid:
                 groups["redis"][pid] = seconds
+        roles = backend_roles(nodes, {"reads": set(groups["server"]),
+                                      "writes": set(groups["writers"])})
         busy, total = _machine()
         return {"groups": groups, "machine_busy": busy, "machine_total": total,
+                # Of the server's: the machine's read model (its catch-ups, its answers).
+                "model_host": {pid: seconds for pid, seconds in groups["server"].items()
+                               if is_host(pid)},
+                "roles": {role: {pid: groups["postgres"][pid] for pid in pids
+                                 if pid in groups["postgres"]}
+                          for role, pids in roles.items()},
                 "at": time.perf_counter()}
+
+
+def backend_roles(nodes: list[list[tuple[int, int | None, str]]],
+                  clients: dict[str, set[int]]) -> dict[str, set[int]]:
+    """Which backends serve which clients (role: the client's pids). On the coordinator (or the
+    one server), by the client's end of the connection: the backend's client port is a port
+    of a socket the client's process holds. On a Citus worker, by the global pid that Citus
+    names in a shard task's connection (`citus_internal gpid=<node id x 10^10 + pid>`, on a
+    worker or on the coordinator itself): the coordinator backend the task runs for, whose role
+    it takes. The nodes of a bench cluster
+    share this machine, so a pid names one process. Backends of no client named (background
+    workers, Citus's maintenance, the sampler's peers) are in no role. {} when the server is
+    reached over a Unix socket (the embedded default), whose backends show no client port."""
+    if not any(port is not None and port > 0 for _, port, _ in (nodes[0] if nodes else ())):
+        return {}
+    ports = {role: _client_ports(pids) for role, pids in clients.items()}
+    roles: dict[str, set[int]] = {role: set() for role in clients}
+    of_pid: dict[int, str] = {}
+    for pid, port, _ in nodes[0] if nodes else ():
+        role = next((r for r, held in ports.items() if port in held), None)
+        if role is not None:
+            roles[role].add(pid)
+            of_pid[pid] = role
+    for node in nodes:  # the coordinator too: it may connect to itself for a task
+        for pid, _, name in node:
+            gpid = name.removeprefix(CITUS_TASK_PREFIX)
+            if gpid != name and gpid.isdigit() and int(gpid) % 10 ** 10 in of_pid:
+                roles[of_pid[int(gpid) % 10 ** 10]].add(pid)
+    return roles
+
+
+CITUS_TASK_PREFIX = "citus_internal gpid="
+
+
+def is_host(pid: int) -> bool:
+    """The model host, not a worker (False once it is gone)."""
+    try:
+        return b"read_model.host" in (PROC / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _client_ports(pids: set[int]) -> set[int]:
+    """The local TCP ports of the sockets these processes hold (/proc/<pid>/fd, /proc/net)."""
+    inodes = set()
+    for pid in pids:
+        try:
+            fds = os.listdir(PROC / str(pid) / "fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(PROC / str(pid) / "fd" / fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(int(target[8:-1]))
+    ports = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = (PROC / "net" / table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if int(fields[9]) in inodes:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
 
 
 def process_tree_seconds(root_pid: int) -> float:
@@ -128,6 +213,21 @@ def usage(before: dict | None, after: dict | None, requests: int,
         attributed += spent
         out[f"{group}_ms_per_request"] = round(spent * 1000 / requests, 3)
     out["client_ms_per_request"] = round(client_cpu_s * 1000 / requests, 3)
+    # What the requests under measure cost in processes of their own: the server's and the
+    # backends serving it (on Citus, on every node). Apart from a stream of writes through
+    # another server (under_writes.py), and from what neither names (Redis, which both use;
+    # PostgreSQL's background processes; the kernel). Only over TCP (`backend_roles`).
+    roles = {role: sum(s - before["groups"]["postgres"].get(pid, 0.0)
+                       for pid, s in pids.items())
+             for role, pids in after.get("roles", {}).items()}
+    if roles:
+        out["postgres_reads_ms_per_request"] = round(roles["reads"] * 1000 / requests, 3)
+        out["postgres_writes_ms_per_request"] = round(roles["writes"] * 1000 / requests, 3)
+        host = sum(s - before.get("model_host", {}).get(pid, 0.0)
+                   for pid, s in after.get("model_host", {}).items())
+        out["model_host_ms_per_request"] = round(host * 1000 / requests, 3)
+        out["reads_own_ms_per_request"] = round(
+            out["server_ms_per_request"] + out["postgres_reads_ms_per_request"], 3)
     total = after["machine_total"] - before["machine_total"]
     if total > 0:
         busy = after["machine_busy"] - before["machine_busy"]

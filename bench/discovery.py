@@ -84,6 +84,19 @@ def wait_for_search_model(base_url: str, hotels: int, timeout: float = 900) -> N
     raise RuntimeError(f"the search model did not load within {timeout:.0f} s")
 
 
+def catch_up_totals(base_url: str) -> tuple[float, float]:
+    """(catch-ups, their seconds) the machine's read model has counted so far (GET /metrics)."""
+    poll = urllib.request.Request(f"{base_url}/metrics",
+                                  headers={"X-Request-Id": PROBE_REQUEST_ID})
+    text = urllib.request.urlopen(poll, timeout=10).read().decode()
+    totals = {"count": 0.0, "sum": 0.0}
+    for line in text.splitlines():
+        for kind in totals:
+            if line.startswith(f"pcs_search_model_catch_up_seconds_{kind} "):
+                totals[kind] += float(line.rsplit(" ", 1)[1])
+    return totals["count"], totals["sum"]
+
+
 @http_scenario("search-reference", f"the same searches answered by search.sql alone "
                "(SEARCH_READ_MODEL=off): the reference the read model is measured against",
                server=REFERENCE, requests=600, concurrency=DISCOVERY_CONCURRENCY)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import psycopg
 
+from .cpu import is_host
 from .dataset import Spec
 from .discovery import wait_for_search_model
 from .generate import ensure_dataset
@@ -44,14 +45,6 @@ def children(master: int) -> list[int]:
     """Of every thread: the master's supervisor thread starts the hosts after the first."""
     return sorted(int(p) for task in (PROC / str(master) / "task").iterdir()
                   for p in (task / "children").read_text().split())
-
-
-def is_host(pid: int) -> bool:
-    """The model host, not a worker (False once it is gone)."""
-    try:
-        return b"read_model.host" in (PROC / str(pid) / "cmdline").read_bytes()
-    except FileNotFoundError:
-        return False
 
 
 def memory(server: WebServer) -> dict:

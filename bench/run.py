@@ -161,7 +161,8 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
     ctx.window = (None, None)
     built = scenario.build(ctx)
     background = cpu.background_share()
-    if background is not None and background > BUSY_WARNING:
+    # A stream the scenario started (under_writes.py) is the company it asked for.
+    if background is not None and background > BUSY_WARNING and not ctx.writer_pids:
         print(f"  !! the machine is {background:.0%} busy before {scenario.name} starts: other "
               "work competes with the figures that follow", flush=True)
     open_op = http_ops("127.0.0.1", server.port, built) if scenario.kind == "http" else built
@@ -169,12 +170,12 @@ def run_scenario(scenario: Scenario, ctx: Context, server: WebServer | None,
     marks = {}
 
     def started(_client_pids):
-        marks["before"] = sampler.snapshot(server_pid)
+        marks["before"] = sampler.snapshot(server_pid, ctx.writer_pids)
 
     try:
         outcome = drive(open_op, requests=n, concurrency=c, warmup=w, processes=args.processes,
                         on_start=started)
-        after = sampler.snapshot(server_pid)
+        after = sampler.snapshot(server_pid, ctx.writer_pids)
         # The measured window (perf_counter), for a finisher that counts what happened in it.
         ctx.window = ((marks.get("before") or {}).get("at"), (after or {}).get("at"))
     finally:
@@ -201,7 +202,9 @@ def summarize_rounds(rounds: list[dict]) -> dict:
     ordered = sorted(rounds, key=lambda r: r["rps"])
     chosen = dict(ordered[(len(ordered) - 1) // 2])
     if len(rounds) > 1:
-        chosen["rounds"] = [{k: r[k] for k in ("rps", "p50_ms", "p99_ms")} for r in rounds]
+        chosen["rounds"] = [{**{k: r[k] for k in ("rps", "p50_ms", "p99_ms")},
+                             "reads_own_ms_per_request": (r.get("cpu") or {}).get(
+                                 "reads_own_ms_per_request")} for r in rounds]
         chosen["rps_spread"] = round(statistics.pstdev(r["rps"] for r in rounds), 1)
     return chosen
 
@@ -214,6 +217,7 @@ def print_line(r: dict) -> None:
              f"{cpu_info.get('postgres_ms_per_request')} redis {cpu_info.get('redis_ms_per_request')}"
              f" client {cpu_info.get('client_ms_per_request')} busy "
              f"{cpu_info.get('machine_busy_share')} other {cpu_info.get('unattributed_share')}"
+             f" reads' own {cpu_info.get('reads_own_ms_per_request')}"
              if cpu_info else ""), flush=True)
     if "checks" in r:
         print(f"    checks: {r['checks']}", flush=True)

@@ -57,6 +57,9 @@ class Context:
     finishers: list = field(default_factory=list)
     # The measured window's start and end (perf_counter), set before the finishers run.
     window: tuple = (None, None)
+    # Processes writing beside the server under measure (a stream's server and worker): their
+    # CPU, and their backends', is not the scenario's (bench/cpu.py).
+    writer_pids: list = field(default_factory=list)
 
     def finish(self, fn: Callable[[], Optional[dict]]) -> None:
         self.finishers.append(fn)

@@ -1,10 +1,18 @@
 """Search and rates while partners write (docs/benchmarks.md, "Reads that follow writes"):
 `search-under-writes` and `rates-under-writes` send the requests `search` and `rates` send,
-while a stream writes through the same server as channel managers and resellers do: one-item
-ARI batches, WRITES_ARI a second (PUT /ari, applied by the Procfile's worker, started here),
-and bookings, WRITES_BOOKINGS a second (POST /bookings). Every one of those writes moves the
-read fence (connectivity/store/read_fence.py), and every web process's read model then catches
-up before its next answer: what that costs is the figure.
+while a stream writes as channel managers and resellers do: one-item ARI batches, WRITES_ARI a
+second (PUT /ari, applied by the Procfile's worker, started here), and bookings,
+WRITES_BOOKINGS a second (POST /bookings). Every one of those writes moves the read fence
+(connectivity/store/read_fence.py), and the machine's read model then catches up before its
+next answer: what that costs is the figure.
+
+The stream writes through a server of its own (the Procfile's web command again, without the
+read model: writes never read it), so that the CPU of the processes answering the reads, and
+of the backends serving them, can be told from the writes' (bench/cpu.py `backend_roles`):
+`reads_own_ms_per_request`, the reads' server and their backends on every node, catch-ups
+included. Through one server, reads and writes share its workers and their pooled backends,
+and only the machine's CPU less the stream's could be taken (below), a subtraction whose noise
+was as large as the figure (docs/benchmarks-history.md, 11-30).
 
 The stream keeps its rate whatever the reads do to its latency: each kind is sent on a schedule
 (the i-th write due i / rate seconds after the start) by several connections, so a slow answer
@@ -14,9 +22,8 @@ measured window (`stream_writes_in_window`) and the rate it kept there.
 
 `writes-alone` runs the stream alone for WRITES_ALONE_SECONDS: the machine's CPU per write it
 took. `reads_less_the_stream` takes that, times the writes of a reads scenario's window, out of
-the machine's CPU in that window: the rest is what the reads cost under writes, the catch-ups
-they waited for included (`cpu_less_stream_ms_per_request`). Machine-wide, so a Citus cluster's
-workers and the RQ worker count as on plain PostgreSQL."""
+the machine's CPU in that window (`cpu_less_stream_ms_per_request`): machine-wide, Redis and
+the kernel's share included, but only as exact as the stream's CPU is the same in both runs."""
 
 from __future__ import annotations
 
@@ -24,14 +31,15 @@ import http.client
 import json
 import threading
 import time
-from urllib.parse import urlsplit
 
 from .ari import WorkerProcess, wait_until_applied
 from .ari_stream import stream_items
 from .bookings import NIGHTS, _body, _reset
 from .dataset import ROOM_TYPES
-from .discovery import rates as rates_requests, search_requests, wait_for_search_model
+from .discovery import (catch_up_totals, rates as rates_requests, search_requests,
+                        wait_for_search_model)
 from .scenarios import API, DISCOVERY_CONCURRENCY, Context, direct_scenario, http_scenario
+from .server import WebServer
 
 WRITES_ARI, WRITES_BOOKINGS = 50, 5       # a second
 SENDERS_ARI, SENDERS_BOOKINGS = 4, 2      # connections on each kind's schedule
@@ -47,7 +55,7 @@ class WriteStream:
 
     def __init__(self, ctx: Context):
         self._ctx = ctx
-        self._target = urlsplit(ctx.base_url)
+        self._server = WebServer("writers", {**ctx.settings, "SEARCH_READ_MODEL": "off"})
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self.counts = {"stream_ari_batches": 0, "stream_bookings": 0, "stream_refused": 0}
@@ -69,7 +77,9 @@ class WriteStream:
                          for _ in range(senders)]
 
     def start(self) -> None:
+        self._server.start()
         self._worker.start()
+        self._ctx.writer_pids = [self._server.process.pid, self._worker.process.pid]
         for thread in self._threads:
             thread.start()
 
@@ -79,13 +89,15 @@ class WriteStream:
             thread.join(30)
         wait_until_applied(self._ctx.database_url)
         self._worker.stop()
+        self._server.stop()
+        self._ctx.writer_pids = []
         if self.counts["stream_refused"]:
             # A refused write moves no fence: the figures would be of fewer writes than stated
             # (until 11-29 every booking was refused, its room type sent as a tuple).
             print(f"  !! {self.counts['stream_refused']} of the stream's writes were refused "
                   f"(first: {self._first_refusal}): the figures are not under the stated "
                   "writes", flush=True)
-        return {**self.counts, **self._in_window(), "server_requests": sum(self.counts.values())}
+        return {**self.counts, **self._in_window()}
 
     def _in_window(self) -> dict:
         start, end = self._ctx.window
@@ -100,7 +112,7 @@ class WriteStream:
 
     def _send(self, schedule: _Schedule) -> None:
         """Take the next due write of the schedule, wait for its time, send it; until stopped."""
-        conn = http.client.HTTPConnection(self._target.hostname, self._target.port, timeout=30)
+        conn = http.client.HTTPConnection("127.0.0.1", self._server.port, timeout=30)
         headers = {"Authorization": f"Bearer {schedule.token}",
                    "Content-Type": "application/json"}
         while not self._stop.is_set():
@@ -189,19 +201,30 @@ def _under_writes(ctx: Context, requests):
     wait_for_search_model(ctx.base_url, len(ctx.hotel_codes()))
     stream = WriteStream(ctx)
     stream.start()
-    ctx.finish(stream.stop)
+    began = catch_up_totals(ctx.base_url), time.perf_counter()
+
+    def stop() -> dict:
+        # How often the reads' model caught up while the stream ran (the warm-up included):
+        # what a catch-up costs is spread over the reads that waited for it.
+        (count, seconds), elapsed = catch_up_totals(ctx.base_url), time.perf_counter()
+        ((count0, seconds0), elapsed0) = began
+        caught = count - count0
+        return {**stream.stop(), "catch_ups_per_second": round(caught / (elapsed - elapsed0), 1),
+                "catch_up_mean_ms": round((seconds - seconds0) * 1000 / caught, 1)
+                if caught else None}
+    ctx.finish(stop)
     return requests(ctx)
 
 
 @http_scenario("search-under-writes", "`search`'s requests while 50 ARI batches and 5 bookings "
-               "a second are written through the same server", requests=600,
+               "a second are written beside them", requests=3000,
                concurrency=DISCOVERY_CONCURRENCY)
 def search_under_writes(ctx: Context):
     return _under_writes(ctx, search_requests)
 
 
 @http_scenario("rates-under-writes", "`rates`' requests while 50 ARI batches and 5 bookings a "
-               "second are written through the same server", requests=2000,
+               "second are written beside them", requests=5000,
                concurrency=DISCOVERY_CONCURRENCY)
 def rates_under_writes(ctx: Context):
     return _under_writes(ctx, rates_requests)

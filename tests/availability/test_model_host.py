@@ -22,7 +22,8 @@ from connectivity.availability.read_model.host import socket_key
 from connectivity.telemetry import REGISTRY
 from connectivity.settings import SettingsError, shared_search_model
 from connectivity.web.errors import ServiceUnavailable, ValidationFailed
-from bench.model_memory import children, is_host
+from bench.cpu import is_host
+from bench.model_memory import children
 from tests.availability.conftest import API, START
 from tests.support.ari_days import set_plan_days, set_room_days, stay_dates
 from tests.support.web_process import web_process
