@@ -77,8 +77,8 @@ class CatchingUp:
         under = self._fence  # the token a finished catch-up began under
         if fence is None or under is None or self._current_fence is None:
             return False
-        return (changed := self._changed_since(under, fence)) is not None and \
-            changed.isdisjoint(touching)
+        changed = self._changed_since(under, fence)
+        return changed is not None and changed.isdisjoint(touching)
 
     def _changed_since(self, under: bytes, fence: bytes) -> frozenset[int] | None:
         """The properties named by every move counted after `under` up to `fence` at least
@@ -88,8 +88,8 @@ class CatchingUp:
         writes the fence is read once per move, not once per request (many requests carry
         the same token)."""
         last = self._touch_reading
-        if last is not None and covers(under, last[0]) and last[1].changed is not None \
-                and last[1].token is not None and covers(last[1].token, fence):
+        if (last is not None and covers(under, last[0]) and last[1].changed is not None
+                and last[1].token is not None and covers(last[1].token, fence)):
             return last[1].changed
         reading = self._current_fence(under)
         self._touch_reading = (under, reading)
