@@ -70,9 +70,9 @@ class Sampler:
         return nodes
 
     def snapshot(self, server_pid: int | None, writer_pids: Sequence[int] = ()) -> dict | None:
-        """CPU seconds so far, per group and pid; and the backends' seconds by whom they serve
-        (`roles`): the server under measure (`reads`) or the processes that write beside it
-        (`writer_pids`, each with its children: under_writes.py's stream)."""
+        """CPU seconds so far, per group and pid, and those of the backends that serve the
+        server under measure (`roles`, `reads`). `writer_pids`: processes writing beside it,
+        each with its children (under_writes.py's stream), counted as `writers`."""
         if not self._enabled:
             return None
         groups: dict[str, dict[int, float]] = {"server": {}, "writers": {}, "postgres": {},
@@ -98,8 +98,7 @@ class Sampler:
                 groups["postgres"][pid] = seconds
             elif pid == self._redis_pid:
                 groups["redis"][pid] = seconds
-        roles = backend_roles(nodes, {"reads": set(groups["server"]),
-                                      "writes": set(groups["writers"])})
+        roles = backend_roles(nodes, {"reads": set(groups["server"])})
         busy, total = _machine()
         return {"groups": groups, "machine_busy": busy, "machine_total": total,
                 # Of the server's: the machine's read model (its catch-ups, its answers).
@@ -118,16 +117,16 @@ def backend_roles(nodes: list[list[tuple[int, int | None, str]]],
     of a socket the client's process holds. On a Citus worker, by the global pid that Citus
     names in a shard task's connection (`citus_internal gpid=<node id x 10^10 + pid>`, on a
     worker or on the coordinator itself): the coordinator backend the task runs for, whose role
-    it takes. The nodes of a bench cluster
-    share this machine, so a pid names one process. Backends of no client named (background
-    workers, Citus's maintenance, the sampler's peers) are in no role. {} when the server is
-    reached over a Unix socket (the embedded default), whose backends show no client port."""
-    if not any(port is not None and port > 0 for _, port, _ in (nodes[0] if nodes else ())):
+    it takes. The nodes of a bench cluster share this machine, so a pid names one process.
+    Backends of no client named (background workers, Citus's maintenance, the sampler's peers,
+    other clients) are in no role. {} when the server is reached over a Unix socket (the
+    embedded default), whose backends show no client port."""
+    if not nodes or not any(port is not None and port > 0 for _, port, _ in nodes[0]):
         return {}
     ports = {role: _client_ports(pids) for role, pids in clients.items()}
     roles: dict[str, set[int]] = {role: set() for role in clients}
     of_pid: dict[int, str] = {}
-    for pid, port, _ in nodes[0] if nodes else ():
+    for pid, port, _ in nodes[0]:
         role = next((r for r, held in ports.items() if port in held), None)
         if role is not None:
             roles[role].add(pid)
@@ -222,7 +221,6 @@ def usage(before: dict | None, after: dict | None, requests: int,
              for role, pids in after.get("roles", {}).items()}
     if roles:
         out["postgres_reads_ms_per_request"] = round(roles["reads"] * 1000 / requests, 3)
-        out["postgres_writes_ms_per_request"] = round(roles["writes"] * 1000 / requests, 3)
         host = sum(s - before.get("model_host", {}).get(pid, 0.0)
                    for pid, s in after.get("model_host", {}).items())
         out["model_host_ms_per_request"] = round(host * 1000 / requests, 3)
