@@ -32,6 +32,7 @@ from connectivity.pricing import (REASONS, RatePlanRules, RoomOccupancy, convert
                                   minor_units, nationality_allowed)
 from connectivity.pricing.money import FxTable
 from connectivity.store.queries import queries
+from connectivity.web.fields import money_number
 
 SCALE_DIGITS = 6
 NEVER_SENT = -1    # offers.sql rate_days: a rate never sent
@@ -135,9 +136,11 @@ def evaluate(offers: Sequence[dict], days: RateDays, *, stay_dates: Sequence[dt.
              occupancy: Sequence[RoomOccupancy], nationality: str | None, target: str,
              fx: FxTable) -> list[dict]:
     """Per offer, in order, {sellable, reasons, total_amount, nights} as rates answers them
-    (nights as NightPrice dicts), in `target`; only where `holds` says so. Raises
-    CurrencyNotSupported (the API's 422) at the first offer, in order, that no FX rate
-    converts, as the reference does."""
+    (nights as NightPrice dicts), in `target`; only where `holds` says so. Amounts come as the
+    JSON numbers Money writes (web.fields.money_number), which the answer's encoder writes as
+    they are: the reference path's Decimals give the same text. Raises CurrencyNotSupported
+    (the API's 422) at the first offer, in order, that no FX rate converts, as the reference
+    does."""
     n, rooms = len(stay_dates), len(occupancy)
     money = days.money
     minors = [minor_units(o["currency"]) for o in offers]
@@ -185,32 +188,43 @@ def evaluate(offers: Sequence[dict], days: RateDays, *, stay_dates: Sequence[dt.
              | np.where(ctd[:, n], BIT["closed_to_departure"], 0)
              | _plan_rules(offers, occupancy, nationality)).tolist()
 
-    amounts = minor_amount.tolist()
-    has_price = priced.tolist()
-    columns = zip(days.available.tolist(), night_closed.tolist(), min_stay[:, :n].tolist(),
-                  max_stay[:, :n].tolist(), cta[:, :n].tolist(), ctd[:, :n].tolist())
-    out = []
-    for offer, bits, minor, row, row_priced, (available, shut, mins, maxes, ctas, ctds) in zip(
-            offers, found, minors, amounts, has_price, columns):
-        money_of = _amounts(minor)
-        if bits & NO_RATE:
-            nights = [money_of[a] if p else None for a, p in zip(row, row_priced)]
-            total = None
-        else:
-            nights = [money_of[a] for a in row]
-            total = money_of.make(sum(row))
-        currency = offer["currency"]
-        if currency.upper() != target.upper():
-            converted = convert_nights(nights, fx_multiplier(fx, currency, target), target)
-            nights, total = converted.amounts, converted.total
-        out.append({
-            "sellable": not bits, "reasons": list(_reasons(bits)), "total_amount": total,
-            "nights": [{"date": d, "amount": a, "available_rooms": av, "closed": c,
-                        "min_stay": lo or None, "max_stay": hi or None,
-                        "closed_to_arrival": ca, "closed_to_departure": cd}
-                       for d, a, av, c, lo, hi, ca, cd in zip(
-                           stay_dates, nights, available, shut, mins, maxes, ctas, ctds)]})
-    return out
+    # Each offer's night amounts as the answer writes them, then every night of every offer
+    # made in one pass (one comprehension over the whole grid, not one per offer).
+    amounts, totals = [], []
+    for offer, bits, minor, row, row_priced in zip(offers, found, minors, minor_amount.tolist(),
+                                                   priced.tolist()):
+        nights, total = _priced_nights(row, row_priced if bits & NO_RATE else None, minor,
+                                       offer["currency"], target, fx)
+        amounts.extend(nights)
+        totals.append(total)
+    grid = [{"date": d, "amount": a, "available_rooms": av, "closed": c, "min_stay": lo or None,
+             "max_stay": hi or None, "closed_to_arrival": ca, "closed_to_departure": cd}
+            for d, a, av, c, lo, hi, ca, cd in zip(
+                list(stay_dates) * len(offers), amounts, days.available.ravel().tolist(),
+                night_closed.ravel().tolist(), min_stay[:, :n].ravel().tolist(),
+                max_stay[:, :n].ravel().tolist(), cta[:, :n].ravel().tolist(),
+                ctd[:, :n].ravel().tolist())]
+    return [{"sellable": not bits, "reasons": list(_reasons(bits)), "total_amount": total,
+             "nights": grid[i * n:(i + 1) * n]}
+            for i, (bits, total) in enumerate(zip(found, totals))]
+
+
+def _priced_nights(row: list[int], row_priced: list[bool] | None, minor: int, currency: str,
+                   target: str, fx: FxTable) -> tuple[list, int | float | None]:
+    """One offer's nights and total as the answer's JSON numbers, from its amounts in whole
+    minor units; `row_priced` given when some night has no price (its night None, no total).
+    In another currency: converted night by night as quote_in_currency does."""
+    numbers = _numbers(minor)
+    if currency.upper() == target.upper():
+        if row_priced is not None:
+            return [numbers[a] if p else None for a, p in zip(row, row_priced)], None
+        return [numbers[a] for a in row], numbers.number(sum(row))
+    decimal = numbers.decimal
+    converted = convert_nights([decimal(a) for a in row] if row_priced is None else
+                               [decimal(a) if p else None for a, p in zip(row, row_priced)],
+                               fx_multiplier(fx, currency, target), target)
+    return ([None if a is None else money_number(a) for a in converted.amounts],
+            None if converted.total is None else money_number(converted.total))
 
 
 @cache
@@ -218,10 +232,11 @@ def _reasons(bits: int) -> tuple[str, ...]:
     return tuple(r for r in REASONS if bits & BIT[r])
 
 
-class _Amounts(dict):
-    """Decimals of whole minor units, as round_money leaves a night (exponent -minor), made
-    once per process: a hotel's prices repeat (a few hundred price points), and making a
-    Decimal costs several dict lookups. Decimals are immutable, so answers may share them."""
+class _Numbers(dict):
+    """An amount's JSON number (web.fields.money_number, what Money writes) by its whole minor
+    units, made once per process: a hotel's prices repeat (a few hundred price points), and
+    otherwise the encoder would hand every night's Decimal back to Python (ready_body's hook).
+    Numbers are immutable, so answers may share them."""
 
     LIMIT = 20_000  # entries per currency exponent: bounded whatever the prices
 
@@ -229,19 +244,23 @@ class _Amounts(dict):
         super().__init__()
         self.quantum = Decimal(1).scaleb(-minor)
 
-    def make(self, units: int) -> Decimal:
-        return Decimal(units) * self.quantum  # exact: the product of two Decimals
+    def decimal(self, units: int) -> Decimal:
+        """As round_money leaves it (exponent -minor): exact, the product of two Decimals."""
+        return Decimal(units) * self.quantum
 
-    def __missing__(self, units: int) -> Decimal:
+    def number(self, units: int) -> int | float:
+        return money_number(self.decimal(units))
+
+    def __missing__(self, units: int) -> int | float:
         if len(self) >= self.LIMIT:
             self.clear()
-        value = self[units] = self.make(units)
+        value = self[units] = self.number(units)
         return value
 
 
 @cache
-def _amounts(minor: int) -> _Amounts:
-    return _Amounts(minor)
+def _numbers(minor: int) -> _Numbers:
+    return _Numbers(minor)
 
 
 def _plan_rules(offers: Sequence[dict], occupancy: Sequence[RoomOccupancy],

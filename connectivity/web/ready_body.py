@@ -5,7 +5,9 @@ their tests hold them to, but dumping a 14-night rates answer through them (3,00
 each a schema-field call) is a large share of the endpoint's CPU (docs/benchmarks-history.md,
 "The search statement"). Their payloads are already in the schema's shape, with values of a few
 plain types, so the JSON encoder writes them as they are and asks `_json_value` only about what
-it does not know: an amount (the JSON number Money writes) and a date (ISO 8601).
+it does not know: an amount (the JSON number Money writes) and a date (ISO 8601). Rates' fast
+path (availability/rates_grid.py) hands its 420-odd amounts as those numbers already, each made
+once per price point, rather than a call back into Python per night.
 
 The encoder is orjson (as GET /ari's read-back): a quarter of the stdlib's CPU for a 420-night
 rates answer. The values are the same: dates and times still go through `_json_value`

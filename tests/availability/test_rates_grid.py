@@ -6,8 +6,8 @@ night combined as quote and booking do, memo off). Two tests hold them together:
   currencies of 0, 2 and 3 minor units, occupancy limits, nationality rules), random day rows
   (rates with up to six decimals or missing, restrictions at both levels, inventory missing or
   short, rows missing), random parties (children, several rooms), nationalities and answer
-  currencies through random FX tables (a pair missing included): the same answer, to the
-  Decimal's exponent, or the same refusal;
+  currencies through random FX tables (a pair missing included): the same answer as the
+  partner reads it (every amount the same JSON number), or the same refusal;
 - the endpoint on PostgreSQL: random ARI (amounts past six decimals and past a billion
   included, which the fast path hands to the reference) and random requests answered three
   ways, byte for byte: the fast path from the search read model (rates.FROM_MODEL), the fast
@@ -31,6 +31,7 @@ from connectivity.availability import rates_grid
 from connectivity.operator.catalog import load_catalog, parse_catalog
 from connectivity.pricing import FxTable, RoomOccupancy
 from connectivity.web.errors import CurrencyNotSupported
+from connectivity.web.fields import money_number
 
 from tests.availability.conftest import API, day
 from tests.availability.test_search_matches_rates import (CATALOG, HOTEL_CODES, OFFERS,
@@ -164,9 +165,11 @@ parties = st.lists(st.tuples(st.sampled_from([1, 2, 2, 3]),
 
 
 def canonical(value) -> str:
-    """JSON with every Decimal as its string (so 1.0 and 1.00 differ) and bools apart from
-    ints: what the partner would see."""
-    return json.dumps(value, default=str)
+    """JSON as the partner reads it: an amount as the number Money writes (the fast path gives
+    that number, the reference a Decimal, which the answer's encoder turns into it) and bools
+    apart from ints; a date as its ISO text."""
+    return json.dumps(value, default=lambda v: money_number(v) if isinstance(v, Decimal)
+                      else v.isoformat())
 
 
 def outcome(price, *args) -> str:

@@ -35,6 +35,24 @@ class RatesView:
     offers: list[dict]
     days: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
+    def __reduce__(self):
+        # Sent by the model host with every rates read: the days as their bytes, dtype and
+        # shape, which pickle copies as they are. Pickled as arrays (and the view through the
+        # slots dataclass's __getstate__) each array's dtype is reduced by a Python function,
+        # on both sides: about a third of the view's pickling CPU (docs/benchmarks-history.md).
+        return (_rates_view, (self.code, self.currency, self.timezone, self.max_child_age,
+                              self.offers, [(a.dtype.str, a.shape, a.tobytes())
+                                            for a in self.days]))
+
+
+def _rates_view(code: str, currency: str, timezone: str, max_child_age: int, offers: list[dict],
+                days: list[tuple[str, tuple[int, ...], bytes]]) -> RatesView:
+    """A RatesView as its __reduce__ sent it; the days read-only (views of the bytes received:
+    rates reads them, never writes them)."""
+    return RatesView(code, currency, timezone, max_child_age, offers,
+                     tuple(np.frombuffer(data, dtype).reshape(shape)
+                           for dtype, shape, data in days))
+
 
 # A hotel's row as the model answers it: (hotel_code, currency, timezone, check_in_past,
 # currency_unsupported, lowest total in millionths of the currency or None).
