@@ -218,7 +218,7 @@ def _priced_nights(row: list[int], row_priced: list[bool] | None, minor: int, cu
     if currency.upper() == target.upper():
         if row_priced is not None:
             return [numbers[a] if p else None for a, p in zip(row, row_priced)], None
-        return [numbers[a] for a in row], numbers.number(sum(row))
+        return [numbers[a] for a in row], numbers[sum(row)]
     decimal = numbers.decimal
     converted = convert_nights([decimal(a) for a in row] if row_priced is None else
                                [decimal(a) if p else None for a, p in zip(row, row_priced)],
@@ -234,9 +234,9 @@ def _reasons(bits: int) -> tuple[str, ...]:
 
 class _Numbers(dict):
     """An amount's JSON number (web.fields.money_number, what Money writes) by its whole minor
-    units, made once per process: a hotel's prices repeat (a few hundred price points), and
-    otherwise the encoder would hand every night's Decimal back to Python (ready_body's hook).
-    Numbers are immutable, so answers may share them."""
+    units, made once per process: a hotel's prices and stays' totals repeat (a few hundred
+    price points), and otherwise the encoder would hand every night's Decimal back to Python
+    (ready_body's hook). Numbers are immutable, so answers may share them."""
 
     LIMIT = 20_000  # entries per currency exponent: bounded whatever the prices
 
@@ -248,13 +248,10 @@ class _Numbers(dict):
         """As round_money leaves it (exponent -minor): exact, the product of two Decimals."""
         return Decimal(units) * self.quantum
 
-    def number(self, units: int) -> int | float:
-        return money_number(self.decimal(units))
-
     def __missing__(self, units: int) -> int | float:
         if len(self) >= self.LIMIT:
             self.clear()
-        value = self[units] = self.number(units)
+        value = self[units] = money_number(self.decimal(units))
         return value
 
 
