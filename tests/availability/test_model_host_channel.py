@@ -60,6 +60,7 @@ def test_a_rates_view_arrives_as_it_was_sent():
     sender, receiver = pair(timeout=10)
     sender.send(("ok", sent))
     status, got = receiver.recv()
+    assert status == "ok"
     assert (got.code, got.currency, got.timezone, got.max_child_age, got.offers) == (
         sent.code, sent.currency, sent.timezone, sent.max_child_age, sent.offers)
     for ours, theirs in zip(got.days, sent.days, strict=True):
