@@ -219,11 +219,12 @@ def usage(before: dict | None, after: dict | None, requests: int,
     roles = {role: sum(s - before["groups"]["postgres"].get(pid, 0.0)
                        for pid, s in pids.items())
              for role, pids in after.get("roles", {}).items()}
+    # The server's share that is its model host: known over a Unix socket too.
+    host = sum(s - before.get("model_host", {}).get(pid, 0.0)
+               for pid, s in after.get("model_host", {}).items())
+    out["model_host_ms_per_request"] = round(host * 1000 / requests, 3)
     if roles:
         out["postgres_reads_ms_per_request"] = round(roles["reads"] * 1000 / requests, 3)
-        host = sum(s - before.get("model_host", {}).get(pid, 0.0)
-                   for pid, s in after.get("model_host", {}).items())
-        out["model_host_ms_per_request"] = round(host * 1000 / requests, 3)
         out["reads_own_ms_per_request"] = round(
             out["server_ms_per_request"] + out["postgres_reads_ms_per_request"], 3)
     total = after["machine_total"] - before["machine_total"]

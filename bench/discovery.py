@@ -85,14 +85,16 @@ def wait_for_search_model(base_url: str, hotels: int, timeout: float = 900) -> N
 
 
 def catch_up_totals(base_url: str) -> tuple[float, float]:
-    """(catch-ups, their seconds) the machine's read model has counted so far (GET /metrics)."""
+    """(catch-ups, their seconds) the read model has counted so far (GET /metrics): the model
+    host's, or every web process's own, summed."""
     poll = urllib.request.Request(f"{base_url}/metrics",
                                   headers={"X-Request-Id": PROBE_REQUEST_ID})
     text = urllib.request.urlopen(poll, timeout=10).read().decode()
     totals = {"count": 0.0, "sum": 0.0}
     for line in text.splitlines():
         for kind in totals:
-            if line.startswith(f"pcs_search_model_catch_up_seconds_{kind} "):
+            name = f"pcs_search_model_catch_up_seconds_{kind}"
+            if line.startswith((name + " ", name + "{")):
                 totals[kind] += float(line.rsplit(" ", 1)[1])
     return totals["count"], totals["sum"]
 

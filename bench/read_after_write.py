@@ -34,6 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .ari import WorkerProcess
+from .discovery import catch_up_totals
 from .server import WebServer
 from .soak import prepare, start_services
 
@@ -255,17 +256,7 @@ def seed_ari(port: int, push: str) -> None:
 def catch_up_figures(port: int) -> str:
     """How many catch-ups the read model made (the model host's, or every worker's own), and
     their mean time, from /metrics."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    conn.request("GET", "/metrics")
-    text = conn.getresponse().read().decode()
-    values = {}
-    for line in text.splitlines():
-        for name in ("pcs_search_model_catch_up_seconds_count",
-                     "pcs_search_model_catch_up_seconds_sum"):
-            if line.startswith(name + " ") or line.startswith(name + "{"):
-                values[name] = values.get(name, 0.0) + float(line.rsplit(" ", 1)[1])
-    count = values.get("pcs_search_model_catch_up_seconds_count", 0)
-    total = values.get("pcs_search_model_catch_up_seconds_sum", 0)
+    count, total = catch_up_totals(f"http://127.0.0.1:{port}")
     return f"{count:.0f}, {1000 * total / count:.1f} ms on average" if count else "none"
 
 

@@ -201,15 +201,14 @@ def _under_writes(ctx: Context, requests):
     wait_for_search_model(ctx.base_url, len(ctx.hotel_codes()))
     stream = WriteStream(ctx)
     stream.start()
-    began = catch_up_totals(ctx.base_url), time.perf_counter()
+    (count0, seconds0), began = catch_up_totals(ctx.base_url), time.perf_counter()
 
     def stop() -> dict:
         # How often the reads' model caught up while the stream ran (the warm-up included):
         # what a catch-up costs is spread over the reads that waited for it.
-        (count, seconds), elapsed = catch_up_totals(ctx.base_url), time.perf_counter()
-        ((count0, seconds0), elapsed0) = began
+        (count, seconds), ended = catch_up_totals(ctx.base_url), time.perf_counter()
         caught = count - count0
-        return {**stream.stop(), "catch_ups_per_second": round(caught / (elapsed - elapsed0), 1),
+        return {**stream.stop(), "catch_ups_per_second": round(caught / (ended - began), 1),
                 "catch_up_mean_ms": round((seconds - seconds0) * 1000 / caught, 1)
                 if caught else None}
     ctx.finish(stop)
