@@ -24,7 +24,7 @@ PROC = Path("/proc")
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _stat(pid: int) -> tuple[int, float] | None:
+def process_stat(pid: int) -> tuple[int, float] | None:
     """(ppid, cpu seconds) of one process, or None if it is gone."""
     try:
         raw = (PROC / str(pid) / "stat").read_text()
@@ -86,7 +86,7 @@ class Sampler:
             pid = int(entry.name)
             if pid not in backends and pid != self._redis_pid and server_pid is None:
                 continue
-            stat = _stat(pid)
+            stat = process_stat(pid)
             if stat is None:
                 continue
             ppid, seconds = stat
@@ -183,7 +183,7 @@ def process_tree_seconds(root_pid: int) -> float:
     total = 0.0
     for entry in PROC.iterdir():
         if entry.name.isdigit():
-            stat = _stat(int(entry.name))
+            stat = process_stat(int(entry.name))
             if stat and (int(entry.name) == root_pid or stat[0] == root_pid):
                 total += stat[1]
     return total
