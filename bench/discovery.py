@@ -9,7 +9,7 @@ import json
 import os
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date, datetime, timezone
 
 import psycopg
@@ -60,12 +60,13 @@ def search_requests(ctx: Context):
     return make
 
 
-def wait_for_search_model(base_url: str, hotels: int, timeout: float = 900) -> None:
+def wait_for_search_model(base_url: str, hotels: int, timeout: float = 900,
+                          env: Mapping[str, str] = os.environ) -> None:
     """Until the machine's model host (or, with SEARCH_MODEL_SHARED off, every web process's
     own model) holds the data set (SEARCH_MODEL_PRELOAD, which the bench sets): figures taken
-    while it loads would measure the load."""
-    workers = (1 if shared_search_model(os.environ)
-               else int(os.environ.get("WEB_CONCURRENCY") or (os.cpu_count() or 1) * 2))
+    while it loads would measure the load. `env`: the server's settings."""
+    workers = (1 if shared_search_model(env)
+               else int(env.get("WEB_CONCURRENCY") or (os.cpu_count() or 1) * 2))
     began = time.monotonic()
     while time.monotonic() - began < timeout:
         # A probe, like the server's start-up ones: its log line is not a scenario's request.

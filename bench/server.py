@@ -26,8 +26,8 @@ OPTIONAL_SETTINGS = ("WEB_CONCURRENCY", "WEB_THREADS", "DB_POOL_SIZE", "DB_POOL_
                      "SEARCH_MODEL_SNAPSHOT_SECONDS")
 
 
-def procfile_web_command() -> list[str]:
-    for line in (ROOT / "Procfile").read_text().splitlines():
+def procfile_web_command(root: Path = ROOT) -> list[str]:
+    for line in (root / "Procfile").read_text().splitlines():
         name, _, command = line.partition(":")
         if name.strip() == "web":
             return shlex.split(command)
@@ -46,10 +46,14 @@ REFERENCE = "app-reference"
 class WebServer:
     """One gunicorn (master and workers) for the scenarios of one kind: `app` or `bare`."""
 
-    def __init__(self, kind: str, settings: dict[str, str]):
+    def __init__(self, kind: str, settings: dict[str, str], *, root: Path | None = None,
+                 log_name: str | None = None):
+        """`root`: the checkout to run (default this one; bench.side_by_side runs another's
+        code with this one's virtualenv); `log_name`: its log's name (default `kind`)."""
         self.kind = kind
+        self.root = root or ROOT
         self.port = free_port()
-        command = procfile_web_command()
+        command = procfile_web_command(self.root)
         if kind == "bare":
             command = ["bench.bare:app" if arg == "wsgi:app" else arg for arg in command]
         if kind == REFERENCE:
@@ -62,7 +66,7 @@ class WebServer:
                     **{k: os.environ[k] for k in OPTIONAL_SETTINGS if k in os.environ},
                     **settings, "PORT": str(self.port)}
         LOGS.mkdir(parents=True, exist_ok=True)
-        self.log_path = LOGS / f"{kind}.log"
+        self.log_path = LOGS / f"{log_name or kind}.log"
         self.process: subprocess.Popen | None = None
         # Requests the scenarios sent, so that the request log can be checked against them
         # (start-up probes are told apart by their request id, PROBE_REQUEST_ID).
@@ -70,7 +74,7 @@ class WebServer:
 
     def start(self) -> None:
         log = self.log_path.open("wb")
-        self.process = subprocess.Popen(self.command, cwd=ROOT, env=self.env, stdout=log,
+        self.process = subprocess.Popen(self.command, cwd=self.root, env=self.env, stdout=log,
                                         stderr=subprocess.STDOUT, start_new_session=True)
         log.close()
         deadline = time.monotonic() + 60
