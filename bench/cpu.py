@@ -22,6 +22,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 PROC = Path("/proc")
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+LISTEN = "0A"  # a listening socket's state in /proc/net/tcp
 
 
 def process_stat(pid: int) -> tuple[int, float] | None:
@@ -150,22 +151,26 @@ def is_host(pid: int) -> bool:
         return False
 
 
-def _client_ports(pids: set[int]) -> set[int]:
-    """The local TCP ports of the sockets these processes hold (/proc/<pid>/fd, /proc/net)."""
+def _socket_inodes(pid: int) -> set[int]:
+    """The inodes of the sockets a process holds (/proc/<pid>/fd)."""
     inodes = set()
-    for pid in pids:
+    try:
+        fds = os.listdir(PROC / str(pid) / "fd")
+    except OSError:
+        return inodes
+    for fd in fds:
         try:
-            fds = os.listdir(PROC / str(pid) / "fd")
+            target = os.readlink(PROC / str(pid) / "fd" / fd)
         except OSError:
             continue
-        for fd in fds:
-            try:
-                target = os.readlink(PROC / str(pid) / "fd" / fd)
-            except OSError:
-                continue
-            if target.startswith("socket:["):
-                inodes.add(int(target[8:-1]))
-    ports = set()
+        if target.startswith("socket:["):
+            inodes.add(int(target[8:-1]))
+    return inodes
+
+
+def _tcp_sockets() -> list[tuple[int, str, int]]:
+    """(local port, state as /proc/net writes it, inode) of every TCP socket."""
+    sockets = []
     for table in ("tcp", "tcp6"):
         try:
             lines = (PROC / "net" / table).read_text().splitlines()[1:]
@@ -173,20 +178,40 @@ def _client_ports(pids: set[int]) -> set[int]:
             continue
         for line in lines:
             fields = line.split()
-            if int(fields[9]) in inodes:
-                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
-    return ports
+            sockets.append((int(fields[1].rsplit(":", 1)[1], 16), fields[3], int(fields[9])))
+    return sockets
 
 
-def process_tree_seconds(root_pid: int) -> float:
-    """CPU seconds of a process and its direct children (gunicorn's master and workers)."""
-    total = 0.0
+def _client_ports(pids: set[int]) -> set[int]:
+    """The local TCP ports of the sockets these processes hold (/proc/<pid>/fd, /proc/net)."""
+    inodes = set().union(*(_socket_inodes(pid) for pid in pids))
+    return {port for port, _, inode in _tcp_sockets() if inode in inodes}
+
+
+def listening_pids(port: int) -> set[int]:
+    """The processes holding the socket that listens on `port` (gunicorn's master and its
+    workers, for a web server's port)."""
+    inodes = {inode for local, state, inode in _tcp_sockets()
+              if local == port and state == LISTEN}
+    return {int(entry.name) for entry in PROC.iterdir()
+            if entry.name.isdigit() and _socket_inodes(int(entry.name)) & inodes}
+
+
+def process_tree(root_pid: int) -> dict[int, float]:
+    """CPU seconds of a process and of each of its direct children (gunicorn's master, its
+    workers and the model host), by pid."""
+    tree = {}
     for entry in PROC.iterdir():
         if entry.name.isdigit():
             stat = process_stat(int(entry.name))
             if stat and (int(entry.name) == root_pid or stat[0] == root_pid):
-                total += stat[1]
-    return total
+                tree[int(entry.name)] = stat[1]
+    return tree
+
+
+def process_tree_seconds(root_pid: int) -> float:
+    """CPU seconds of a process and its direct children, together."""
+    return sum(process_tree(root_pid).values())
 
 
 def background_share(seconds: float = 1.0) -> float | None:

@@ -5,46 +5,37 @@ scenario ran. Run it beside a long scenario (the bench's server answers on the p
     python -m bench.cpu_trace http://127.0.0.1:PORT --route availability/rates --windows 20
 
 Each line: the window's requests a second (the route's, from GET /metrics), and the CPU
-milliseconds a request of the gunicorn workers and of the model host (from /proc). The same
-requests through the same processes should cost the same in every window; where they do not,
-the machine's speed moved under the figure (11-30, sitting J: 2.5 to 5.4 ms within 3 minutes).
-Linux only."""
+milliseconds a request of the gunicorn workers and of the model host (from /proc: the
+processes of the server listening on the URL's port). The same requests through the same
+processes should cost the same in every window; where they do not, the machine's speed moved
+under the figure (11-30, sitting J: 3.19 to 6.77 ms within 3 minutes). Linux only."""
 
 from __future__ import annotations
 
 import argparse
 import time
-import urllib.request
+from urllib.parse import urlsplit
 
-from .cpu import PROC, is_host, process_stat
-from .server import PROBE_REQUEST_ID
+from .cpu import is_host, listening_pids, process_stat, process_tree
+from .discovery import scrape
 
 
-def server_pids() -> list[int]:
-    """gunicorn's processes (its master, workers and model host): every process whose command
-    line runs gunicorn or the model host."""
-    pids = []
-    for entry in PROC.iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"gunicorn" in command or b"read_model.host" in command:
-                pids.append(int(entry.name))
-    return pids
+def master_of(port: int) -> int:
+    """The gunicorn master listening on `port`: of the processes holding its socket (the
+    master and its workers), the one whose parent is not among them. Another server on the
+    machine (a test run's, the other of bench.side_by_side's) is not counted."""
+    holders = listening_pids(port)
+    for pid in holders:
+        stat = process_stat(pid)
+        if stat is not None and stat[0] not in holders:
+            return pid
+    raise SystemExit(f"no process listens on port {port}")
 
 
 def answered(base_url: str, route: str) -> float:
     """Requests the server has answered on routes whose rule contains `route`."""
-    poll = urllib.request.Request(f"{base_url}/metrics", headers={"X-Request-Id": PROBE_REQUEST_ID})
-    text = urllib.request.urlopen(poll, timeout=10).read().decode()
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-               if line.startswith("pcs_http_requests_total") and route in line)
-
-
-def cpu_seconds(pids: list[int]) -> dict[int, float]:
-    return {pid: stat[1] for pid in pids if (stat := process_stat(pid)) is not None}
+    return sum(value for series, value in scrape(base_url)
+               if series.startswith("pcs_http_requests_total") and route in series)
 
 
 def main() -> int:
@@ -54,17 +45,17 @@ def main() -> int:
     p.add_argument("--windows", type=int, default=20)
     p.add_argument("--seconds", type=float, default=8.0, help="length of a window")
     args = p.parse_args()
-    pids = server_pids()
-    hosts = {pid for pid in pids if is_host(pid)}
+    master = master_of(urlsplit(args.url).port or 80)
     for _ in range(args.windows):
-        before, count = cpu_seconds(pids), answered(args.url, args.route)
+        before, count = process_tree(master), answered(args.url, args.route)
         time.sleep(args.seconds)
-        after, requests = cpu_seconds(pids), answered(args.url, args.route) - count
+        after, requests = process_tree(master), answered(args.url, args.route) - count
         if requests <= 0:
             print("no requests answered in the window: stopped")
             return 0
-        spent = {pid: after[pid] - before[pid] for pid in after if pid in before}
-        host = sum(s for pid, s in spent.items() if pid in hosts)
+        # A worker that gunicorn started during the window counts whole; one that ended, not.
+        spent = {pid: seconds - before.get(pid, 0.0) for pid, seconds in after.items()}
+        host = sum(seconds for pid, seconds in spent.items() if is_host(pid))
         workers = sum(spent.values()) - host
         print(f"{requests / args.seconds:7.0f} req/s  workers {workers * 1000 / requests:.2f}  "
               f"host {host * 1000 / requests:.2f}  total "

@@ -69,12 +69,8 @@ def wait_for_search_model(base_url: str, hotels: int, timeout: float = 900,
                else int(env.get("WEB_CONCURRENCY") or (os.cpu_count() or 1) * 2))
     began = time.monotonic()
     while time.monotonic() - began < timeout:
-        # A probe, like the server's start-up ones: its log line is not a scenario's request.
-        poll = urllib.request.Request(f"{base_url}/metrics",
-                                      headers={"X-Request-Id": PROBE_REQUEST_ID})
-        text = urllib.request.urlopen(poll, timeout=10).read().decode()
-        held = sorted(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-                      if line.startswith("pcs_search_model_properties"))
+        held = sorted(value for series, value in scrape(base_url)
+                      if series.startswith("pcs_search_model_properties"))
         # Shared: the host's figure (every other process reports 0); else every worker's.
         held = held[-workers:]
         if len(held) >= workers and min(held) >= hotels:
@@ -88,16 +84,25 @@ def wait_for_search_model(base_url: str, hotels: int, timeout: float = 900,
 def catch_up_totals(base_url: str) -> tuple[float, float]:
     """(catch-ups, their seconds) the read model has counted so far (GET /metrics): the model
     host's, or every web process's own, summed."""
+    totals = {"count": 0.0, "sum": 0.0}
+    for series, value in scrape(base_url):
+        for kind in totals:
+            name = f"pcs_search_model_catch_up_seconds_{kind}"
+            if series == name or series.startswith(name + "{"):
+                totals[kind] += value
+    return totals["count"], totals["sum"]
+
+
+def scrape(base_url: str) -> list[tuple[str, float]]:
+    """Every sample the server's GET /metrics gives now: (its series, name and labels, and its
+    value). Asked as a probe, like the server's start-up ones: its log line is not a
+    scenario's request."""
     poll = urllib.request.Request(f"{base_url}/metrics",
                                   headers={"X-Request-Id": PROBE_REQUEST_ID})
     text = urllib.request.urlopen(poll, timeout=10).read().decode()
-    totals = {"count": 0.0, "sum": 0.0}
-    for line in text.splitlines():
-        for kind in totals:
-            name = f"pcs_search_model_catch_up_seconds_{kind}"
-            if line.startswith((name + " ", name + "{")):
-                totals[kind] += float(line.rsplit(" ", 1)[1])
-    return totals["count"], totals["sum"]
+    return [(series, float(value)) for series, _, value in
+            (line.rpartition(" ") for line in text.splitlines()
+             if line and not line.startswith("#"))]
 
 
 @http_scenario("search-reference", f"the same searches answered by search.sql alone "
