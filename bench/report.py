@@ -17,6 +17,14 @@ RESULTS = ROOT / "bench" / "results"
 DOC = ROOT / "docs" / "benchmarks.md"
 
 
+def target_value(target: dict) -> str:
+    """A target's figure as the report and the run's last lines print it."""
+    if target["value"] is None:
+        return "-"
+    places = 3 if target["unit"] == "x" else 2  # a share such as 0.064 of the reference
+    return f"{target['value']:.{places}f} {target['unit']}"
+
+
 def percentile(ordered: list[int], q: float) -> float:
     """Nearest rank: the smallest value with at least q of the sample at or below it."""
     return ordered[max(0, math.ceil(q * len(ordered)) - 1)] if ordered else float("nan")
@@ -115,7 +123,7 @@ def markdown(results: dict, label: str) -> str:
     if results["targets"]:
         lines += ["", "| target | value | met |", "|---|---:|---|"]
         for t in results["targets"]:
-            lines.append(f"| {t['target']} | {t['value']:.2f} {t['unit']} | "
+            lines.append(f"| {t['target']} | {target_value(t)} | "
                          f"{'not judged: ' + t['not_judged'] if t.get('not_judged') else 'yes' if t['met'] else '**no**'} |")
     lines += ["", f"Plot: `bench/results/{label}.png` (not committed)."]
     return "\n".join(lines)

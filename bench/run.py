@@ -288,9 +288,12 @@ def measure(args: argparse.Namespace) -> dict:
     targets = []
     for t in TARGETS:
         if all(s in by_name for s in t.scenarios):
-            not_judged = t.conditions_differ(by_name)
-            targets.append({"target": t.text, "value": round(t.value(by_name), 3),
-                            "unit": t.unit, "met": None if not_judged else t.met(t.value(by_name)),
+            value = t.value(by_name)
+            not_judged = ("not measured in this run" if value is None
+                          else t.conditions_differ(by_name))
+            targets.append({"target": t.text,
+                            "value": None if value is None else round(value, 3),
+                            "unit": t.unit, "met": None if not_judged else t.met(value),
                             **({"not_judged": not_judged} if not_judged else {})})
     return {"label": args.label, "started_at": started_at.isoformat(),
             "command": make_command(args), "code": code_version(), "machine": machine,
@@ -341,7 +344,7 @@ def _publish(results: dict, label: str) -> int:
     for t in results["targets"]:
         verdict = (f"not judged ({t['not_judged']})" if t.get("not_judged")
                    else "met" if t["met"] else "MISSED")
-        print(f"target {t['target']}: {t['value']:.2f} {t['unit']} -> {verdict}")
+        print(f"target {t['target']}: {report.target_value(t)} -> {verdict}")
     broken = [r for r in results["scenarios"] if r["server_errors"] or r["errors"]
               or not r.get("checks", {}).get("ok", True)]
     odd = [r for r in results["scenarios"] if r["unexpected"]]

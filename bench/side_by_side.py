@@ -12,7 +12,11 @@ settings (`--a`, `--b`) and, for B, another checkout to run from (`--b-root`, wh
 not needed: this one's runs it). The bench's data set must exist (`make bench` once). Each
 line: CPU ms a request of A's and B's processes (gunicorn and its children, the model host
 among them), their requests a second, and B against A. Their PostgreSQL and Redis work is
-not counted: for the read scenarios, the model answers without them. Linux only."""
+not counted: for the read scenarios, the model answers without them. Linux only.
+
+`--writes`: under_writes.py's stream writes beside both (through a server of its own, on the
+same Redis prefix as A and B, so that both read its fence and catch up with it), as
+`rates-under-writes` has it."""
 
 from __future__ import annotations
 
@@ -23,20 +27,17 @@ import threading
 import time
 from pathlib import Path
 
-import psycopg
-from psycopg.rows import dict_row
-
-from connectivity.auth.credentials import SigningVault
-from connectivity.operator.keys import issue_key
 from devtools.stack import LOCAL, secret_key
 
 from .cpu import process_tree_seconds
-from .dataset import ALL_PARTNER, Spec
+from .dataset import Spec
 from .discovery import wait_for_search_model  # also registers the read scenarios
 from .generate import present_dataset
 from .load import http_ops
+from .run import KeyRing
 from .scenarios import REGISTRY, Context
 from .server import WebServer
+from .under_writes import WriteStream
 
 SCENARIOS = ("rates", "search")  # the read scenarios: one key of the pull preset serves them
 
@@ -53,23 +54,28 @@ def main() -> int:
     p.add_argument("--b-root", type=Path, help="the checkout B runs from (default: this one)")
     p.add_argument("--windows", type=int, default=20)
     p.add_argument("--seconds", type=float, default=8.0, help="length of a window")
+    p.add_argument("--writes", action="store_true",
+                   help="while under_writes' stream writes (50 ARI batches and 5 bookings a "
+                        "second, through a server of its own): both catch up with it")
     args = p.parse_args()
     url, spec = os.environ["DATABASE_URL"], Spec()
     marker = present_dataset(url, spec)
     if marker is None:
         raise SystemExit("the bench's data set is missing or stale: run `make bench` once")
     key = secret_key(LOCAL / "bench-secret_key")
-    with psycopg.connect(url, row_factory=dict_row) as conn:
-        token = issue_key(conn, SigningVault(key), partner_code=ALL_PARTNER, name="side-by-side",
-                          environment="sandbox", preset="pull", signed=False,
-                          rate_limit=100000).token
+    keys = KeyRing(url, key)
     common = {"DATABASE_URL": url, "REDIS_URL": os.environ["REDIS_URL"], "SECRET_KEY": key,
               "SEARCH_MODEL_PRELOAD": "on"}
-    servers = {"A": WebServer("app", {**common, "REDIS_PREFIX": "side-a:",
+    # Under writes, both read the stream's read fence: one prefix for the three servers.
+    prefix = {name: "side:" if args.writes else f"side-{name.lower()}:" for name in "AB"}
+    servers = {"A": WebServer("app", {**common, "REDIS_PREFIX": prefix["A"],
                                       **settings_of(args.a)}, log_name="side-a"),
-               "B": WebServer("app", {**common, "REDIS_PREFIX": "side-b:",
+               "B": WebServer("app", {**common, "REDIS_PREFIX": prefix["B"],
                                       **settings_of(args.b)}, log_name="side-b",
                               root=args.b_root)}
+    ctx = Context(url, spec, marker["start_date"], keys.token, scenario=args.scenario,
+                  settings={**common, "REDIS_PREFIX": "side:"})
+    stream: WriteStream | None = None
     try:
         for server in servers.values():
             server.start()
@@ -77,9 +83,10 @@ def main() -> int:
         for server in servers.values():
             wait_for_search_model(f"http://127.0.0.1:{server.port}", spec.properties,
                                   env={**os.environ, **server.env})
-        ctx = Context(url, spec, marker["start_date"], lambda *_: token)
-        ctx.scenario = args.scenario
         make = REGISTRY[args.scenario].build(ctx)  # no base_url: the wait above is its own
+        if args.writes:
+            stream = WriteStream(ctx)
+            stream.start()
         answered = {name: 0 for name in servers}
         refused: dict[str, int] = {}  # a server's first answer other than 200 stops the run
         stop = threading.Event()
@@ -113,8 +120,11 @@ def main() -> int:
         print(f"B/A median {statistics.median(ratios):.2f} ({min(ratios):.2f}-"
               f"{max(ratios):.2f}) over {len(ratios)} windows of {args.seconds:.0f} s")
     finally:
+        if stream is not None:
+            print(stream.stop())
         for server in servers.values():
             server.stop()
+        keys.revoke_all()
     return 0
 
 

@@ -20,6 +20,9 @@ delays no later write (one connection a kind fell behind on a busy Citus cluster
 second instead of 50 while searches ran). It counts the writes it got accepted inside the
 measured window (`stream_writes_in_window`) and the rate it kept there.
 
+`search-reference-under-writes` sends `search-reference`'s requests (search.sql alone) beside the
+same stream: the reference the two are measured against, on a machine as busy.
+
 `writes-alone` runs the stream alone for WRITES_ALONE_SECONDS: the machine's CPU per write it
 took. `reads_less_the_stream` takes that, times the writes of a reads scenario's window, out of
 the machine's CPU in that window (`cpu_less_stream_ms_per_request`): machine-wide, Redis and
@@ -39,7 +42,7 @@ from .dataset import ROOM_TYPES
 from .discovery import (catch_up_totals, rates as rates_requests, search_requests,
                         wait_for_search_model)
 from .scenarios import API, DISCOVERY_CONCURRENCY, Context, direct_scenario, http_scenario
-from .server import WebServer
+from .server import REFERENCE, WebServer
 
 WRITES_ARI, WRITES_BOOKINGS = 50, 5       # a second
 SENDERS_ARI, SENDERS_BOOKINGS = 4, 2      # connections on each kind's schedule
@@ -197,8 +200,9 @@ def _cpu_per_write(alone: dict) -> float | None:
     return cpu["machine_busy_s"] / writes
 
 
-def _under_writes(ctx: Context, requests):
-    wait_for_search_model(ctx.base_url, len(ctx.hotel_codes()))
+def _under_writes(ctx: Context, requests, model: bool = True):
+    if model:
+        wait_for_search_model(ctx.base_url, len(ctx.hotel_codes()))
     stream = WriteStream(ctx)
     stream.start()
     (count0, seconds0), began = catch_up_totals(ctx.base_url), time.perf_counter()
@@ -227,6 +231,14 @@ def search_under_writes(ctx: Context):
                concurrency=DISCOVERY_CONCURRENCY)
 def rates_under_writes(ctx: Context):
     return _under_writes(ctx, rates_requests)
+
+
+@http_scenario("search-reference-under-writes", "`search-reference`'s requests (search.sql "
+               "alone) while 50 ARI batches and 5 bookings a second are written beside them: "
+               "what the two above are measured against, on a machine as busy",
+               server=REFERENCE, requests=600, concurrency=DISCOVERY_CONCURRENCY)
+def search_reference_under_writes(ctx: Context):
+    return _under_writes(ctx, search_requests, model=False)
 
 
 @direct_scenario("writes-alone", f"the write stream of the two above alone, "
