@@ -36,6 +36,12 @@ def process_stat(pid: int) -> tuple[int, float] | None:
     return int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU seconds of one process so far, or None if it is gone."""
+    stat = process_stat(pid)
+    return None if stat is None else stat[1]
+
+
 def _machine() -> tuple[float, float]:
     """(busy, total) CPU seconds of the whole machine since boot."""
     values = [int(v) for v in (PROC / "stat").read_text().split("\n", 1)[0].split()[1:]]

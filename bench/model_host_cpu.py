@@ -23,15 +23,11 @@ from connectivity.availability.read_model.host import socket_key
 from connectivity.store.database import Database
 from devtools.live import procfile_process
 
+from .cpu import cpu_seconds
 from .dataset import Spec, hotel_codes
 
 READS = 300
 KEY = "model-host-cpu-" + "x" * 32
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def measure(model, partner_id: int, environment: str, codes: list[str], host_pid: int | None):

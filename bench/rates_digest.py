@@ -13,15 +13,17 @@ included: no Flask, no JSON) and in its PostgreSQL backend (read from /proc: a l
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import sys
 import time
 from datetime import UTC, date, datetime, timedelta
 
+import orjson
+
 from connectivity.availability import rates as rates_module
 from connectivity.availability.read_model import SearchModel
+from connectivity.web.ready_body import json_value
 
+from .cpu import cpu_seconds
 from .discovery import RATES_NIGHTS
 from .search_digest import _Reads, bench_partner
 
@@ -68,7 +70,10 @@ def main() -> None:
                     kept.append(answer)  # written below, outside the measured time
             cpu[way] += time.process_time() - began
             server[way] += _cpu_seconds(backend) - began_server
-            texts.extend(json.dumps(a, default=str, sort_keys=True) for a in kept)
+            # As the API writes them (ready_body): an amount is the JSON number Money writes,
+            # whether the way gave a Decimal (the reference) or that number already (fast).
+            texts.extend(orjson.dumps(a, default=json_value, option=orjson.OPT_SORT_KEYS).decode()
+                         for a in kept)
     for way, texts in answers.items():
         digest = hashlib.sha1("\n".join(texts).encode()).hexdigest()
         print(f"{way:9} digest {digest}  CPU per request: python "
@@ -90,12 +95,8 @@ def _cpu_seconds(pid: int) -> float:
     """CPU time of this script's PostgreSQL backend (a server on this machine: /proc), so that
     the figure is this script's statements alone, whatever else the server runs. 10 ms ticks:
     meaningful over a few hundred requests."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    seconds = cpu_seconds(pid)
+    return float("nan") if seconds is None else seconds
 
 
 def _use(way: str) -> None:

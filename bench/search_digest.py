@@ -23,6 +23,7 @@ from connectivity.availability.search import search
 from connectivity.availability.read_model import SearchModel
 from connectivity.auth.authenticate import Caller
 
+from .cpu import cpu_seconds
 from .dataset import ALL_PARTNER
 from .discovery import search_request
 
@@ -58,12 +59,9 @@ def bench_partner(conn) -> tuple[int, list[str], Caller]:
     return partner, codes, Caller(**_caller_fields(partner))
 
 
-def _backend_seconds(conn, pid: int) -> float:
-    try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / 100
+def _backend_seconds(pid: int) -> float:
+    """CPU seconds of this script's PostgreSQL backend (a local server: /proc)."""
+    return cpu_seconds(pid) or 0.0
 
 
 def main() -> None:
@@ -73,22 +71,22 @@ def main() -> None:
     backend = conn.execute("SELECT pg_backend_pid() AS pid").fetchone()["pid"]
     partner, codes, caller = bench_partner(conn)
     model = SearchModel(reads, background=False)
-    began, pg0 = time.perf_counter(), _backend_seconds(conn, backend)
+    began, pg0 = time.perf_counter(), _backend_seconds(backend)
     model.search_rows(partner, "sandbox", codes, _typed(search_request(_day, codes, 0)),
-                      datetime.now(timezone.utc), lambda some: [])
+                      datetime.now(timezone.utc), lambda some: [], None)
     print(f"model loaded {model.held()} hotels in {time.perf_counter() - began:.1f} s "
-          f"(PostgreSQL {_backend_seconds(conn, backend) - pg0:.1f} s CPU), "
+          f"(PostgreSQL {_backend_seconds(backend) - pg0:.1f} s CPU), "
           f"{model.nbytes() / 2**20:.0f} MiB of arrays")
     answers = {"model": [], "reference": []}
     cpu = {}
     for way, used in (("reference", None), ("model", model)):
-        c0, pg0 = time.process_time(), _backend_seconds(conn, backend)
+        c0, pg0 = time.process_time(), _backend_seconds(backend)
         for i in range(windows):
             request = _typed(search_request(_day, codes, i))
             answer = search(reads, caller, request, datetime.now(timezone.utc), used)
             answers[way].append(json.dumps(answer, default=str, sort_keys=True))
         cpu[way] = ((time.process_time() - c0) * 1000 / windows,
-                    (_backend_seconds(conn, backend) - pg0) * 1000 / windows)
+                    (_backend_seconds(backend) - pg0) * 1000 / windows)
     for way in ("reference", "model"):
         digest = hashlib.sha1("\n".join(answers[way]).encode()).hexdigest()
         print(f"{way:9} digest {digest}  CPU per search: python {cpu[way][0]:.2f} ms, "

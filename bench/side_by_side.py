@@ -40,6 +40,7 @@ from .server import WebServer
 from .under_writes import WriteStream
 
 SCENARIOS = ("rates", "search")  # the read scenarios: one key of the pull preset serves them
+STREAM_PREFIX = "side:"  # the write stream's Redis prefix, and both servers' under writes
 
 
 def settings_of(pairs: list[str]) -> dict[str, str]:
@@ -67,14 +68,14 @@ def main() -> int:
     common = {"DATABASE_URL": url, "REDIS_URL": os.environ["REDIS_URL"], "SECRET_KEY": key,
               "SEARCH_MODEL_PRELOAD": "on"}
     # Under writes, both read the stream's read fence: one prefix for the three servers.
-    prefix = {name: "side:" if args.writes else f"side-{name.lower()}:" for name in "AB"}
+    prefix = {name: STREAM_PREFIX if args.writes else f"side-{name.lower()}:" for name in "AB"}
     servers = {"A": WebServer("app", {**common, "REDIS_PREFIX": prefix["A"],
                                       **settings_of(args.a)}, log_name="side-a"),
                "B": WebServer("app", {**common, "REDIS_PREFIX": prefix["B"],
                                       **settings_of(args.b)}, log_name="side-b",
                               root=args.b_root)}
     ctx = Context(url, spec, marker["start_date"], keys.token, scenario=args.scenario,
-                  settings={**common, "REDIS_PREFIX": "side:"})
+                  settings={**common, "REDIS_PREFIX": STREAM_PREFIX})
     stream: WriteStream | None = None
     try:
         for server in servers.values():
