@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .ari import WorkerProcess
-from .discovery import catch_up_totals
+from .discovery import catch_up_totals, scrape
 from .server import WebServer
 from .soak import prepare, start_services
 
@@ -260,6 +260,16 @@ def catch_up_figures(port: int) -> str:
     return f"{count:.0f}, {1000 * total / count:.1f} ms on average" if count else "none"
 
 
+def rates_sources(port: int) -> str:
+    """Where the rates reads were answered, from /metrics: in the worker from the host's arrays
+    (`mapped`), by the model (the host, or a worker's own), by the statements."""
+    found = {series.split('source="')[1].split('"')[0]: value
+             for series, value in scrape(f"http://127.0.0.1:{port}")
+             if series.startswith("pcs_rates_requests_total{")}
+    return ", ".join(f"{name} {found.get(name, 0):.0f}"
+                     for name in ("mapped", "model", "statements"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60)
@@ -280,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         run.go()
         took = time.monotonic() - began
         catch_ups = catch_up_figures(server.port)
+        sources = rates_sources(server.port)
     finally:
         worker.stop()
         server.stop()
@@ -292,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{sum(b.cancel_acked is not None for b in booked)} cancels, "
           f"{sum(p.acked is not None for p in run.pushes)} ARI batches applied")
     print(f"  reads checked: {len(run.reads)} ({len(run.reads) * NIGHTS * 2} night values)")
+    print(f"  answered: {sources} (the workers' /metrics; the host's own are not among them)")
     print(f"  the read model's catch-ups (the model host's, or every worker's): {catch_ups}")
     print(f"  errors: {dict(run.errors) or 'none'}")
     print(f"  violations: {len(violations)}")

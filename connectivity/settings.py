@@ -121,6 +121,9 @@ class Settings:
     # One model host for the machine, started by gunicorn's master (shared_search_model below);
     # off: each web process holds its own model.
     search_model_shared: bool = True
+    # With the model host: its workers read rates from its arrays, mapped, while what it sent
+    # of a hotel holds (read_model/mapped.py); off: every rates read asks the host.
+    search_model_mapped: bool = True
     # Where the machine's model host listens (read_model/host.py): set by the gunicorn master
     # that started it, for its workers, when SEARCH_MODEL_SHARED is on. Empty: the process
     # holds its own model.
@@ -186,6 +189,7 @@ class Settings:
                 search_model_snapshot_seconds=float(
                     env.get("SEARCH_MODEL_SNAPSHOT_SECONDS", 900)),
                 search_model_shared=_switch(env, "SEARCH_MODEL_SHARED", True),
+                search_model_mapped=_switch(env, "SEARCH_MODEL_MAPPED", True),
                 search_model_socket=env.get("SEARCH_MODEL_SOCKET", ""),
             )
         except ValueError as exc:

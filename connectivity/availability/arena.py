@@ -22,11 +22,41 @@ its palettes (`patch`); otherwise the property moves to a new slot (in the arena
 palette needs) and the old slot is garbage until `compact` copies the live slots into new
 arrays. Readers never lock: the caller (read_model.SearchModel) counts writes and evaluates
 again when one overlapped (a seqlock); arrays are only ever replaced by larger copies, so a
-reader's rows stay valid in whatever arrays it picked up."""
+reader's rows stay valid in whatever arrays it picked up, and are never written again once
+replaced.
+
+Readers in other processes (the web workers, read_model/mapped.py) map the arrays a stay's
+days are read from (each column's index, base and palette): the model host makes those through
+`share_with` (read_model/shared_arrays.py). Otherwise they are plain numpy ones."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+
+
+class Allocation:
+    """How the arrays other processes may map are made: `zeros(shape, dtype)`, and `owns(array)`,
+    whether an array is one of them (a snapshot's arrays, unpickled, are not)."""
+    zeros: Callable = staticmethod(np.zeros)
+
+    @staticmethod
+    def owns(array: np.ndarray) -> bool:
+        return True
+
+
+_allocation = Allocation()
+
+
+def share_with(allocation: Allocation) -> None:
+    """Make the mapped arrays with `allocation` from now on (the model host, at its start)."""
+    global _allocation
+    _allocation = allocation
+
+
+def mapped_zeros(shape, dtype) -> np.ndarray:
+    return _allocation.zeros(shape, dtype)
 
 WIDTHS = (np.uint8, np.uint16, np.uint32)
 GROWTH = 1.25  # arrays grow by a quarter: what is allocated stays near what is held
@@ -81,28 +111,33 @@ class Column:
 
     def __init__(self, window: int, dtype, k: int, values=np.int64):
         self.k = k
-        self.index = np.zeros((window, 0), dtype)
-        self.base = np.zeros(0, np.int64)    # per row: where its palette starts
+        # index, base and palette: what a stay's days are read from (`mapped`, above).
+        self.index = mapped_zeros((window, 0), dtype)
+        self.base = mapped_zeros(0, np.int64)    # per row: where its palette starts
         self.size = np.zeros(0, np.int32)    # per row: entries used
         self.room = np.zeros(0, np.int32)    # per row: entries it may use
-        self.palette = np.zeros((k, 0), values)  # [component, entry]
+        self.palette = mapped_zeros((k, 0), values)  # [component, entry]
         self.palette_used = 0
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.index, self.base, self.size, self.room, self.palette))
 
+    def mapped(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The arrays a stay's days are read from (grid.stay_days_of)."""
+        return self.palette, self.index, self.base
+
     def grow_rows(self, capacity: int) -> None:
-        index = np.zeros((self.index.shape[0], capacity), self.index.dtype)
+        index = mapped_zeros((self.index.shape[0], capacity), self.index.dtype)
         index[:, :self.index.shape[1]] = self.index
         self.index = index
-        self.base, self.size, self.room = (_grown(a, capacity)
-                                           for a in (self.base, self.size, self.room))
+        self.base = _grown(self.base, capacity, mapped_zeros)
+        self.size, self.room = (_grown(a, capacity) for a in (self.size, self.room))
 
     def take_palette(self, entries: int) -> int:
         at = self.palette_used
         if at + entries > self.palette.shape[1]:
             capacity = max(at + entries, int(self.palette.shape[1] * GROWTH), 256)
-            grown = np.zeros((self.k, capacity), self.palette.dtype)
+            grown = mapped_zeros((self.k, capacity), self.palette.dtype)
             grown[:, :at] = self.palette[:, :at]
             self.palette = grown
         self.palette_used = at + entries
@@ -165,10 +200,10 @@ class Column:
     def fit(self, rows: int) -> None:
         """Arrays sized to the rows used and the palette entries taken: what is held, without
         the room left to grow into (take_rows and take_palette grow them again as needed)."""
-        self.index = _fitted(self.index, rows, axis=1)
-        self.base, self.size, self.room = (_fitted(a, rows)
-                                           for a in (self.base, self.size, self.room))
-        self.palette = _fitted(self.palette, self.palette_used, axis=1)
+        self.index = _fitted(self.index, rows, axis=1, zeros=mapped_zeros)
+        self.base = _fitted(self.base, rows, zeros=mapped_zeros)
+        self.size, self.room = (_fitted(a, rows) for a in (self.size, self.room))
+        self.palette = _fitted(self.palette, self.palette_used, axis=1, zeros=mapped_zeros)
 
     def copy_rows(self, source: Column, src_row: int, row0: int, rows: int) -> None:
         """Copy rows of another arena's column (compaction), their palettes with their room."""
@@ -185,16 +220,22 @@ class Column:
         self.room[row0:row0 + rows] = caps
 
 
-def _fitted(array: np.ndarray, used: int, axis: int = 0) -> np.ndarray:
+def _fitted(array: np.ndarray, used: int, axis: int = 0, zeros=None) -> np.ndarray:
     """The array cut to `used` along the axis, as a copy of its own (a slice, even a contiguous
-    one, would keep the whole array alive); the array itself when it is no longer."""
-    if array.shape[axis] == used:
+    one, would keep the whole array alive); the array itself when it is no longer, and, for a
+    mapped array (`zeros`: mapped_zeros), already one."""
+    if array.shape[axis] == used and (zeros is None or _allocation.owns(array)):
         return array
-    return (array[:used] if axis == 0 else array[:, :used]).copy()
+    kept = array[:used] if axis == 0 else array[:, :used]
+    if zeros is None:
+        return kept.copy()
+    fitted = zeros(kept.shape, array.dtype)
+    fitted[...] = kept
+    return fitted
 
 
-def _grown(array: np.ndarray, capacity: int) -> np.ndarray:
-    grown = np.zeros((capacity, *array.shape[1:]), array.dtype)
+def _grown(array: np.ndarray, capacity: int, zeros=np.zeros) -> np.ndarray:
+    grown = zeros((capacity, *array.shape[1:]), array.dtype)
     grown[:len(array)] = array
     return grown
 
@@ -222,10 +263,14 @@ class Arena:
         return (self.money.nbytes() + self.plan.nbytes() + self.room.nbytes()
                 + self.room_of.nbytes + self.statics.nbytes)
 
+    def mapped(self) -> tuple[np.ndarray, ...]:
+        """Every array a mapped reader reads: each column's (`Column.mapped`)."""
+        return (*self.money.mapped(), *self.plan.mapped(), *self.room.mapped())
+
     def fit(self) -> None:
         """Every array sized to what the arena holds (a snapshot's arenas once read: the copy
         it was taken from had room to grow, a quarter at most, which a restored model would
-        otherwise hold empty until it grew into it)."""
+        otherwise hold empty until it grew into it), the mapped ones made mappable."""
         self.money.fit(self.offer_rows)
         self.plan.fit(self.offer_rows)
         self.room.fit(self.room_rows)

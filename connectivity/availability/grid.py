@@ -27,7 +27,8 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from connectivity.availability.arena import WIDTHS, Arena, palettes, width_for
+from connectivity.availability.arena import (WIDTHS, Arena, mapped_zeros, palettes,
+                                              width_for)
 from connectivity.pricing import RoomOccupancy
 from connectivity.pricing.money import convert_nights, round_money
 
@@ -157,15 +158,9 @@ class PropertyGrid:
         (money [offer, day, 4], plan flags [offer, day], and of each offer's room type its
         flags and available rooms [offer, day]), as `dense` holds them."""
         arena = self.arena
-        offer_rows = np.asarray(local, np.int64) + self.offer_row
-        room_rows = self.offer_room_type.take(local) + self.room_row
-
-        def values(column, rows):  # [k, day, row]
-            return column.palette[:, _days(column.index, rows, first, width)
-                                  + column.base.take(rows)]
-        money = values(arena.money, offer_rows).transpose(2, 1, 0)
-        room = values(arena.room, room_rows)
-        return money, values(arena.plan, offer_rows)[0].T, room[1].T, room[0].T
+        return stay_days_of(arena.money.mapped(), arena.plan.mapped(), arena.room.mapped(),
+                            self.offer_room_type, self.offer_row, self.room_row, local, first,
+                            width)
 
     def dense(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(money [offer, day, 4], plan flags [offer, day], room flags and available [room
@@ -176,6 +171,22 @@ class PropertyGrid:
                 self.arena.plan.values(self.offer_row, offers)[:, :, 0],
                 room[:, :, 1], room[:, :, 0])
 
+
+
+def stay_days_of(money, plan, room, offer_room_type: np.ndarray, offer_row: int, room_row: int,
+                 local: np.ndarray, first: int, width: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """PropertyGrid.stay_days from the columns' arrays (arena.Column.mapped: palette,
+    index, base), in the model's process or mapped in a web worker's (read_model/mapped.py)."""
+    offer_rows = np.asarray(local, np.int64) + offer_row
+    room_rows = offer_room_type.take(local) + room_row
+
+    def values(column, rows):  # [k, day, row]
+        palette, index, base = column
+        return palette[:, _days(index, rows, first, width) + base.take(rows)]
+    money_days = values(money, offer_rows).transpose(2, 1, 0)
+    room_days = values(room, room_rows)
+    return money_days, values(plan, offer_rows)[0].T, room_days[1].T, room_days[0].T
 
 
 def _room(available, room_flags) -> np.ndarray:
@@ -211,10 +222,15 @@ class Arenas:
     def __init__(self, window: int):
         self.window = window
         self.by_width = [Arena(window, dtype) for dtype in WIDTHS]
-        # Odd while days are rewritten in place, moved on by each such write: a reader that
-        # saw it change evaluates again (the seqlock of SearchModel._evaluate). New slots,
-        # moves and compaction write only rows no reader has yet, and need no count.
-        self.writes = 0
+        # [0]: odd while days are rewritten in place, moved on by each such write: a reader
+        # that saw it change evaluates again (the seqlock of SearchModel._evaluate, and of a
+        # web worker that maps the arrays: read_model/mapped.py). New slots, moves and
+        # compaction write only rows no reader has yet, and need no count.
+        self.counts = mapped_zeros(1, np.int64)
+
+    @property
+    def writes(self) -> int:
+        return int(self.counts[0])
 
     def nbytes(self) -> int:
         return sum(a.nbytes() for a in self.by_width)
@@ -254,13 +270,13 @@ class Arenas:
                    arena.room.prepare_patch(grid.room_row, rooms, first, room)]
         exact = grid.exact and exact
         if all(w is not None for w in pending):
-            self.writes += 1
+            self.counts[0] += 1
             try:
                 for write in pending:
                     write()
                 arena.check_units(grid.offer_row, offers)
             finally:
-                self.writes += 1
+                self.counts[0] += 1
             return grid if exact == grid.exact else replace(grid, exact=exact)
         whole = grid.dense()
         span = slice(first, first + money.shape[1])

@@ -62,6 +62,7 @@ import structlog
 from prometheus_client import Counter
 from redis.exceptions import RedisError
 
+from connectivity.store.fence_moves import FenceMoves
 from connectivity.store.queries import queries
 from connectivity.telemetry import REGISTRY
 
@@ -99,6 +100,10 @@ def fence_key(prefix: str) -> str:
 
 def named_key(prefix: str) -> str:
     return f"{prefix}reads:fence:named"
+
+
+def moves_channel(prefix: str) -> str:
+    return f"{prefix}reads:fence:moves"
 
 
 def name_changed(*property_ids: int) -> None:
@@ -149,7 +154,9 @@ def _count(token: bytes) -> tuple[bytes, int] | None:
 
 # KEYS[1]: the fence, KEYS[2]: its named properties. ARGV[1]: the epoch to start when there is
 # no token (or none of this form); ARGV[2]: the primary's WAL position after the write, ''
-# without a read replica; ARGV[3...]: the properties the write changed (none: every property).
+# without a read replica; ARGV[3]: the channel each move is published on, as `<epoch>.<n>`
+# and what it named (`*`: every property; store/fence_moves.py); ARGV[4...]: the properties
+# the write changed (none: every property).
 # The token keeps the later of its position and ARGV[2] (`X/Y`: two hexadecimal numbers). The
 # named set scores each property with the count that last named it, and `*` with the last
 # count that named none; a set without `*` (lost, or never made) starts again as all unnamed.
@@ -176,14 +183,17 @@ local moved = epoch .. '.' .. string.format('%d', count)
 local kept = later(lsn, ARGV[2])
 if kept and position(kept) then moved = moved .. '/' .. kept end
 redis.call('SET', KEYS[1], moved)
+local named = '*'
 if fresh or not redis.call('ZSCORE', KEYS[2], '*') then
   redis.call('DEL', KEYS[2])
   redis.call('ZADD', KEYS[2], count, '*')
-elseif #ARGV < 3 then
+elseif #ARGV < 4 then
   redis.call('ZADD', KEYS[2], count, '*')
 else
-  for i = 3, #ARGV do redis.call('ZADD', KEYS[2], count, ARGV[i]) end
+  for i = 4, #ARGV do redis.call('ZADD', KEYS[2], count, ARGV[i]) end
+  named = table.concat(ARGV, ' ', 4)
 end
+redis.call('PUBLISH', ARGV[3], epoch .. '.' .. string.format('%d', count) .. ' ' .. named)
 return moved
 """
 
@@ -198,6 +208,20 @@ if epoch ~= ARGV[1] then return {token, false} end
 local unnamed = redis.call('ZSCORE', KEYS[2], '*')
 if not unnamed or tonumber(unnamed) > tonumber(ARGV[2]) then return {token, false} end
 return {token, redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '+inf')}
+"""
+
+
+# KEYS as MOVE's. ARGV[1], ARGV[2]: the epoch and count of a token; ARGV[3]: a property. 1 when
+# the token is of the current epoch and no move counted after it named the property, nor named
+# none; else 0 (a set lost counts as a move that named none).
+UNTOUCHED = """
+local token = redis.call('GET', KEYS[1])
+if not token or string.match(token, '^(%x+)%.%d+') ~= ARGV[1] then return 0 end
+local unnamed = redis.call('ZSCORE', KEYS[2], '*')
+if not unnamed or tonumber(unnamed) > tonumber(ARGV[2]) then return 0 end
+local named = redis.call('ZSCORE', KEYS[2], ARGV[3])
+if named and tonumber(named) > tonumber(ARGV[2]) then return 0 end
+return 1
 """
 
 
@@ -218,9 +242,13 @@ class ReadFence:
         self._redis = client
         self.key = fence_key(prefix)
         self.named_key = named_key(prefix)
+        self.channel = moves_channel(prefix)
+        # The moves as published, followed once a process asks `untouched` (fence_moves.py).
+        self._moves = FenceMoves(client, self.channel)
         self._wal_position = wal_position
         self._move = client.register_script(MOVE)
         self._read_since = client.register_script(READ_SINCE)
+        self._untouched = client.register_script(UNTOUCHED)
 
     def move(self, changed: Iterable[int] | None = None) -> None:
         """The token counted one further, after a write committed and before anyone is told of
@@ -230,7 +258,7 @@ class ReadFence:
         named = sorted(int(p) for p in (_named.get() or () if changed is None else changed))
         try:
             self._move(keys=[self.key, self.named_key],
-                       args=[uuid.uuid4().hex, position, *named])
+                       args=[uuid.uuid4().hex, position, self.channel, *named])
         except (RedisError, OSError) as exc:
             MISSED.inc()
             raise ReadsNotFenced(
@@ -263,6 +291,25 @@ class ReadFence:
                                 else frozenset(int(p) for p in named))
         except ValueError:  # not this code's writing: doubt it
             return FenceReading(token, None)
+
+    def untouched(self, since: bytes, asked: bytes, property_id: int) -> bool:
+        """Whether every write acknowledged before a request read the token `asked` that
+        changed the property was counted by the token `since` already: both of one epoch, and
+        no move counted after `since` named the property (nor named none). A copy current
+        for the property as of `since` then reflects them all. Any doubt reads as False.
+        Answered from the moves this process follows (fence_moves.py) when they tell, else by
+        one script."""
+        mine, theirs = _count(since), _count(asked)
+        if mine is None or theirs is None or mine[0] != theirs[0]:
+            return False
+        known = self._moves.untouched(mine[0], mine[1], theirs[1], property_id)
+        if known is not None:
+            return known
+        try:
+            return self._untouched(keys=[self.key, self.named_key],
+                                   args=[mine[0].decode(), mine[1], property_id]) == 1
+        except (RedisError, OSError):
+            return False
 
     def establish(self) -> None:
         """After Redis lost the token: a new one (NX: whoever sets one first wins). Copies read

@@ -47,7 +47,10 @@ def writer(make_app):
 @pytest.fixture(scope="module")
 def host(settings, tmp_path_factory):
     folder = tmp_path_factory.mktemp("host")
-    with model_host(settings, folder, SEARCH_MODEL_REFRESH_SECONDS=str(BACKSTOP_SECONDS)):
+    # Loading inline: a test's first read is the host's, and places the hotel in the reader's
+    # worker (mapped.py), so that its reads after the write may be the worker's own.
+    with model_host(settings, folder, SEARCH_MODEL_REFRESH_SECONDS=str(BACKSTOP_SECONDS),
+                    SEARCH_MODEL_LOADING="inline"):
         yield folder / "host.sock"
 
 
@@ -55,7 +58,8 @@ def host(settings, tmp_path_factory):
 def reader_app(request, make_app):
     if request.param == "own model":
         return make_app(search_model_refresh_seconds=BACKSTOP_SECONDS)
-    application = make_app(search_model_socket=str(request.getfixturevalue("host")))
+    application = make_app(search_model_socket=str(request.getfixturevalue("host")),
+                           search_model_refresh_seconds=BACKSTOP_SECONDS)
     # The tables were emptied since the host's last test: it must not answer from before.
     services_of(application).search_model.forget()
     return application

@@ -38,6 +38,7 @@ rates are never kept: a search that converts reads them."""
 
 from connectivity.availability.read_model.answering import RatesView
 from connectivity.availability.read_model.held import Held, RatesCatalogue
+from connectivity.availability.read_model.mapped import MappedRates
 from connectivity.availability.read_model.metrics import HOTELS, RATES
 from connectivity.availability.read_model.model import SearchModel
 from connectivity.availability.read_model.remote import HostedModel
@@ -45,5 +46,5 @@ from connectivity.availability.read_model.remote import HostedModel
 # What search and rates read: the machine's model host, or a model of the process's own.
 ReadModel = SearchModel | HostedModel
 
-__all__ = ["HOTELS", "RATES", "Held", "HostedModel", "RatesCatalogue", "RatesView", "ReadModel",
-           "SearchModel"]
+__all__ = ["HOTELS", "RATES", "Held", "HostedModel", "MappedRates", "RatesCatalogue", "RatesView",
+           "ReadModel", "SearchModel"]

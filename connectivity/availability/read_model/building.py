@@ -8,12 +8,12 @@ from connectivity.availability.read_model.model import SearchModel
 from connectivity.availability.read_model.snapshot_store import SnapshotStore
 
 
-def search_model_of(settings, db, current_fence=None) -> SearchModel:
+def search_model_of(settings, db, current_fence=None, directory=None) -> SearchModel:
     """`db`: the primary. The model catches up from it, never from a replica, whose lag would
     hide acknowledged writes from it (contract 13.1). `current_fence`: the read fence's
     `ReadFence.read_since`, which each catch-up reads the token with before it begins. A model
     that starts empty reads the newest snapshot (snapshots.py); only the model host writes
-    them (host.py)."""
+    them (host.py), which also keeps the `directory` its workers find hotels in (directory.py)."""
     return SearchModel(
         db, connect=lambda: db.standalone(
             "pcs-web-model",
@@ -33,6 +33,6 @@ def search_model_of(settings, db, current_fence=None) -> SearchModel:
         max_properties=settings.search_model_max_properties,
         window_days=settings.search_model_window_days,
         load_connections=settings.search_model_load_connections,
-        current_fence=current_fence,
+        current_fence=current_fence, directory=directory,
         snapshots=(SnapshotStore(db, settings.secret_key, settings.search_model_window_days)
                    if settings.search_model_snapshot_seconds else None))

@@ -95,6 +95,12 @@ class CatchingUp:
         self._touch_reading = (under, reading)
         return reading.changed
 
+    def refresh_when_due(self) -> None:
+        """The periodic catch-up when due, for readers that do not come to the model: the web
+        workers that read the host's shared arrays themselves (mapped.py) between the
+        requests that reach it."""
+        self._refresh_when_due(None)
+
     def _refresh_when_due(self, fence: bytes | None) -> None:
         """The periodic catch-up, unless another thread is catching up (or loading)."""
         if self._clock() - self._refreshed < self._refresh_seconds:
@@ -173,6 +179,8 @@ class CatchingUp:
         under = current if current is not None else fence
         if under is not None and not covers(self._fence, under):
             self._fence = under
+        if self._directory is not None:
+            self._directory.caught_up(self._fence, began_at, self._arenas)
         REFRESHED.set(began_at)
         CATCH_UPS.observe(time.perf_counter() - timer)
 

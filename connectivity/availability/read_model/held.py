@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from connectivity.availability.grid import Mapping, PropertyGrid, columns_of
+from connectivity.availability.grid import Mapping, Offer, PropertyGrid, columns_of
 
 # The columns of offers.sql `offers` that are the rate plan's, besides its cancellation policy
 # (the others: the partner's codes, the ids and the room type's capacity).
@@ -67,22 +67,27 @@ class Held:
 
     def rate_offers(self, room_type_codes: list[str] | None, rate_plan_codes: list[str] | None
                     ) -> tuple[list[dict], np.ndarray]:
-        """The mapping's offers as offers.sql `offers` reads them (narrowed to the codes when
-        given, in its order), and their indices in the grid's offers. The dicts are new; the
-        policies and nationality tuples in them are shared and never changed."""
-        rates: RatesCatalogue | None = self.mapping.rates
-        offers, local = [], []
-        if rates is not None:
-            rooms = None if room_type_codes is None else set(room_type_codes)
-            plans = None if rate_plan_codes is None else set(rate_plan_codes)
-            held = self.grid.offers
-            for at in rates.order:
-                rt, rp = held[at].room_type_id, held[at].rate_plan_id
-                room_code, plan_code = rates.room_type_codes[rt], rates.rate_plan_codes[rp]
-                if (rooms is None or room_code in rooms) and (plans is None or plan_code in plans):
-                    offers.append({"room_type_code": room_code, "room_type_id": rt,
-                                   "room_type_max_occupancy": rates.capacity[rt],
-                                   "rate_plan_code": plan_code, "rate_plan_id": rp,
-                                   **rates.plans[rp]})
-                    local.append(at)
-        return offers, np.array(local, np.int64)
+        return rate_offers(self.mapping.rates, self.grid.offers, room_type_codes,
+                           rate_plan_codes)
+
+
+def rate_offers(rates: RatesCatalogue | None, held: tuple[Offer, ...],
+                room_type_codes: list[str] | None, rate_plan_codes: list[str] | None
+                ) -> tuple[list[dict], np.ndarray]:
+    """A mapping's offers as offers.sql `offers` reads them (narrowed to the codes when given,
+    in its order), and their indices in the grid's offers (`held`). The dicts are new; the
+    policies and nationality tuples in them are shared and never changed."""
+    offers, local = [], []
+    if rates is not None:
+        rooms = None if room_type_codes is None else set(room_type_codes)
+        plans = None if rate_plan_codes is None else set(rate_plan_codes)
+        for at in rates.order:
+            rt, rp = held[at].room_type_id, held[at].rate_plan_id
+            room_code, plan_code = rates.room_type_codes[rt], rates.rate_plan_codes[rp]
+            if (rooms is None or room_code in rooms) and (plans is None or plan_code in plans):
+                offers.append({"room_type_code": room_code, "room_type_id": rt,
+                               "room_type_max_occupancy": rates.capacity[rt],
+                               "rate_plan_code": plan_code, "rate_plan_id": rp,
+                               **rates.plans[rp]})
+                local.append(at)
+    return offers, np.array(local, np.int64)

@@ -239,14 +239,17 @@ class Loading:
 
     def _index(self, grid: PropertyGrid, moved_from: PropertyGrid | None = None) -> None:
         """Its codes to the grid; of a grid moved by compaction, only the codes that still
-        named it (a code remapped to another hotel since stays with that one)."""
+        named it (a code remapped to another hotel since stays with that one); each where the
+        web workers find it too (directory.py), on the model host."""
         for m in grid.mappings:
             held_of = self._codes.setdefault((m.partner_id, m.environment), {})
             if moved_from is not None:
                 held = held_of.get(m.hotel_code)
                 if held is None or held.grid is not moved_from:
                     continue
-            held_of[m.hotel_code] = Held(grid, m)
+            held = held_of[m.hotel_code] = Held(grid, m)
+            if self._directory is not None:
+                self._directory.place(held, self._arenas)
 
     def _drop(self, pid: int) -> None:
         old = self._unindex(pid)
@@ -262,6 +265,8 @@ class Loading:
                 held = held_of.get(m.hotel_code)
                 if held is not None and held.grid.property_id == pid:
                     del held_of[m.hotel_code]
+                    if self._directory is not None:
+                        self._directory.remove(m.partner_id, m.environment, m.hotel_code)
         return old
 
     def _compact(self) -> None:
@@ -279,6 +284,8 @@ class Loading:
         self._grids, self._codes = {}, {}
         self._generation += 1  # a load under way holds nothing it read before
         self._arenas = Arenas(self._window)
+        if self._directory is not None:
+            self._directory.clear()
         self._gauges()
 
     def _gauges(self) -> None:

@@ -28,9 +28,10 @@ REFRESHED = Gauge("pcs_search_model_refreshed_timestamp_seconds", "When the sear
                   "caught up with the change log (staleness: now minus this).",
                   registry=REGISTRY, multiprocess_mode="liveall")
 
-RATES = Counter("pcs_rates_requests", "Rates requests by source: the read model or the "
-                "statements (a hotel not held yet, a stay outside its days, a value the "
-                "integers do not hold).", ("source",), registry=REGISTRY)
+RATES = Counter("pcs_rates_requests", "Rates requests by source: the read model (`model`; "
+                "`mapped`: a web worker's read of the model host's arrays) or the statements "
+                "(a hotel not held yet, a stay outside its days, a value the integers do not "
+                "hold).", ("source",), registry=REGISTRY)
 UNREACHABLE = Counter("pcs_search_model_host_unreachable", "Search and rates reads the machine's "
                       "model host did not answer (starting, restarting, or too slow): the "
                       "statements answered them.", registry=REGISTRY)

@@ -15,6 +15,7 @@ from connectivity.availability.grid import Arenas, PropertyGrid
 from connectivity.availability.read_model.held import Held
 from connectivity.availability.read_model.answering import Answering
 from connectivity.availability.read_model.catching_up import CatchingUp
+from connectivity.availability.read_model.directory import Directory
 from connectivity.availability.read_model.loading import Loading
 from connectivity.availability.read_model.snapshot_store import SnapshotStore
 from connectivity.availability.read_model.snapshots import Snapshotting
@@ -30,7 +31,8 @@ class SearchModel(Answering, CatchingUp, Loading, Snapshotting):
                  connect: Callable[[], psycopg.Connection] | None = None,
                  load_connections: int = 1,
                  current_fence: Callable[[bytes | None], FenceReading] | None = None,
-                 snapshots: SnapshotStore | None = None, gauged: bool = True):
+                 snapshots: SnapshotStore | None = None, gauged: bool = True,
+                 directory: Directory | None = None):
         self._reads = reads
         self._window = window_days
         self._grids: dict[int, PropertyGrid] = {}
@@ -78,6 +80,10 @@ class SearchModel(Answering, CatchingUp, Loading, Snapshotting):
         # Whether it sets the held gauges (metrics.py): a twin does not, the model it is made
         # for answers from what it holds.
         self._gauged = gauged
+        # Where the model host's workers find what it holds (directory.py; None elsewhere).
+        self._directory = directory
+        if directory is not None:
+            directory.lay_out(self._arenas)
         # What an empty twin is made with (`twin`).
         self._made_with = dict(
             window_days=window_days, background=background, refresh_seconds=refresh_seconds,

@@ -170,6 +170,11 @@ class Snapshotting:
         self._refreshed, self._horizons_read = twin._refreshed, twin._horizons_read
         self._pruning_checked = twin._pruning_checked
         self._generation += 1  # a load under way holds nothing it read before
+        if self._directory is not None:
+            self._directory.clear()
+            for held_of in self._codes.values():
+                for held in held_of.values():
+                    self._directory.place(held, self._arenas)
         self._gauges()
 
     @staticmethod
