@@ -6,7 +6,10 @@ and its proportional share (PSS: shared pages divided among the processes that m
 host's own figures apart from the workers'.
 
 - the copy: the host's PSS, and the model's arrays as pcs_search_model_bytes reports them;
-- each further worker: (PSS of all workers at 4 - at 2) / 2, with the host and without a model;
+- each further worker: (PSS of all workers at 4 - at 2) / 2, with the host and without a model,
+  each measured after every hotel's rates were read twice through every worker's connections
+  (so that with the host each worker maps its arrays and has read from all of them: the
+  arrays' pages are the host's, shared; a worker's PSS counts its share of them);
 - cold start: from the server's start (the host empty) to the host holding every hotel, while
   the statements answer meanwhile; first with no snapshot stored (every hotel read row by row),
   then, once the first host wrote its snapshot (read_model/snapshots.py), from that snapshot.
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import threading
 import time
 from pathlib import Path
 
@@ -27,6 +31,9 @@ from .cpu import is_host
 from .dataset import Spec
 from .discovery import wait_for_search_model
 from .generate import ensure_dataset
+from .load import http_ops
+from .run import KeyRing
+from .scenarios import REGISTRY, Context
 from .server import WebServer
 from .stack import start_stack
 
@@ -83,6 +90,24 @@ def wait_for_snapshot(database_url: str, timeout: float = 600) -> dict:
     return found
 
 
+def read_every_hotel(port: int, ctx: Context, connections: int, hotels: int) -> None:
+    """The rates scenario's requests, every hotel twice, over `connections` connections (each
+    kept by the worker that accepted it)."""
+    make = REGISTRY["rates"].build(ctx)
+    total = 2 * hotels
+
+    def drive(first: int) -> None:
+        op = http_ops("127.0.0.1", port, make)()
+        for i in range(first, total, connections):
+            if op(i) != 200:
+                raise RuntimeError("a rates read was refused")
+    threads = [threading.Thread(target=drive, args=(n,)) for n in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", default="2,4", help="worker counts to compare (2,4)")
@@ -91,8 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     hotels = Spec().properties
     stack = start_stack()
     figures: dict = {}
+    keys = None
     try:
-        ensure_dataset(stack.database_url)
+        marker = ensure_dataset(stack.database_url)
+        keys = KeyRing(stack.database_url, stack.secret_key)
+        ctx = Context(stack.database_url, Spec(), marker["start_date"], keys.token,
+                      scenario="rates")
         base = {"DATABASE_URL": stack.database_url, "REDIS_URL": stack.redis_url,
                 "SECRET_KEY": stack.secret_key, "REDIS_PREFIX": stack.redis_prefix}
         with psycopg.connect(stack.database_url, autocommit=True) as conn:
@@ -117,9 +146,12 @@ def main(argv: list[str] | None = None) -> int:
                                                 for b in model_bytes(server.port)]
                         if not stored:
                             figures["snapshot"] = wait_for_snapshot(stack.database_url)
+                    read_every_hotel(server.port, ctx, 4 * count, hotels)
                     time.sleep(2)
                     figures[(label, count)] = memory(server)
     finally:
+        if keys is not None:
+            keys.revoke_all()
         stack.stop()
     for (label, count), found in sorted((k, v) for k, v in figures.items() if isinstance(k, tuple)):
         rows = found["host"] + found["workers"]

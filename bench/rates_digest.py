@@ -1,7 +1,9 @@
 """Rates' fast path (availability.rates.FAST_PATH: availability.rates_grid), from the day
 tables and from search's read model (as the server answers when the model holds the hotel), and
 the per-request restriction memo (MEMO_RESTRICTIONS) against the reference path (every offer
-through evaluate_offer, every night combined as quote and booking do), in one process on the
+through evaluate_offer, every night combined as quote and booking do), and the model's days
+read as a web worker reads them from the model host's shared arrays (`mapped`: read_model/
+mapped.py, the model in this process standing for the host), in one process on the
 bench data set: the same requests as the bench's `rates` scenario (one hotel x 14 nights) answered
 each way, interleaved round by round; prints each way's answers digest (equal when the faster
 ways are exact) and its CPU per request in this process (the rates use case alone, its reads
@@ -13,14 +15,18 @@ included: no Flask, no JSON) and in its PostgreSQL backend (read from /proc: a l
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import time
 from datetime import UTC, date, datetime, timedelta
 
 import orjson
 
+from connectivity.availability import arena
 from connectivity.availability import rates as rates_module
-from connectivity.availability.read_model import SearchModel
+from connectivity.availability.read_model import MappedRates, SearchModel
+from connectivity.availability.read_model.directory import Directory
+from connectivity.availability.read_model.shared_arrays import Segments
 from connectivity.web.ready_body import json_value
 
 from .cpu import cpu_seconds
@@ -30,8 +36,34 @@ from .search_digest import _Reads, bench_partner
 ROUNDS = 5
 # reference: FAST_PATH and MEMO_RESTRICTIONS off; memo: the memo alone; fast: the fast path
 # from the day tables; model: the fast path from the read model (caught up at most every
-# SEARCH_MODEL_REFRESH_SECONDS' default, as the server).
-WAYS = ("reference", "memo", "fast", "model")
+# SEARCH_MODEL_REFRESH_SECONDS' default, as the server); mapped: the model's days as a worker
+# reads them from the host's arrays.
+WAYS = ("reference", "memo", "fast", "model", "mapped")
+TOKEN = b"d19e57.1"  # the read fence token every request of the mapped way carries
+
+
+class _Worker:
+    """The model as a web worker reads it with SEARCH_MODEL_MAPPED: from the shared arrays
+    where it may, from the model itself (standing for the host) otherwise."""
+
+    def __init__(self, model: SearchModel, segments: Segments, directory: Directory):
+        self.model, self.segments, self.directory = model, segments, directory
+        self.mapped = MappedRates(lambda since, asked, pid: False, refresh_seconds=60)
+        self.read = {"mapped": 0, "host": 0}
+
+    def rates_view(self, partner_id, environment, code, check_in, check_out, fence,
+                   room_type_codes=None, rate_plan_codes=None):
+        if self.mapped.behind():
+            layout = self.directory.layout
+            found, sizes, fds = self.segments.descriptors(layout.segments())
+            self.mapped.segments.add(found, sizes, [os.dup(fd) for fd in fds])
+            self.mapped.adopt(layout)
+        view = self.mapped.view(partner_id, environment, code, check_in, check_out, fence,
+                                room_type_codes, rate_plan_codes)
+        self.read["host" if view is None else "mapped"] += 1
+        return view or self.model.rates_view(partner_id, environment, code, check_in,
+                                             check_out, fence, room_type_codes,
+                                             rate_plan_codes)
 
 
 def main() -> None:
@@ -45,29 +77,40 @@ def main() -> None:
                 "check_out": check_in + timedelta(days=RATES_NIGHTS), "rooms": 1,
                 "occupancy": [{"adults": 2}]}
 
-    model = SearchModel(reads, background=False, refresh_seconds=0.25)
+    segments = Segments()
+    arena.share_with(segments)  # the model's arrays made as the host makes them
+    directory = Directory(segments)
+    model = SearchModel(reads, background=False, refresh_seconds=0.25, directory=directory)
+    worker = _Worker(model, segments, directory)
     began = time.perf_counter()
     for i in range(requests):  # the hotels asked for, loaded before anything is measured
         asked = request(i)
         model.selling(caller.partner_id, caller.environment, asked["hotel_code"],
                       asked["check_in"], asked["check_out"], None)
+    model.refresh(TOKEN)  # caught up under the token the mapped way's requests carry
     print(f"model loaded {model.held()} hotels in {time.perf_counter() - began:.1f} s")
+
+    def answer(way: str, i: int) -> dict:
+        if way == "mapped":
+            return rates_module.rates(reads, caller, request(i), datetime.now(UTC), worker,
+                                      TOKEN)
+        return rates_module.rates(reads, caller, request(i), datetime.now(UTC), model)
     answers = {way: [] for way in WAYS}
     cpu = {way: 0.0 for way in WAYS}
     server = {way: 0.0 for way in WAYS}
     backend = reads.conn.info.backend_pid
     for way in answers:  # warm-up: prepared statements, caches
         _use(way)
-        rates_module.rates(reads, caller, request(0), datetime.now(UTC), model)
+        answer(way, 0)
     for round_ in range(ROUNDS):
         for way, texts in answers.items():
             _use(way)
             kept = []
             began, began_server = time.process_time(), _cpu_seconds(backend)
             for i in range(requests):
-                answer = rates_module.rates(reads, caller, request(i), datetime.now(UTC), model)
+                answered = answer(way, i)
                 if round_ == 0:
-                    kept.append(answer)  # written below, outside the measured time
+                    kept.append(answered)  # written below, outside the measured time
             cpu[way] += time.process_time() - began
             server[way] += _cpu_seconds(backend) - began_server
             # As the API writes them (ready_body): an amount is the JSON number Money writes,
@@ -80,6 +123,8 @@ def main() -> None:
               f"{cpu[way] * 1000 / (requests * ROUNDS):.2f} ms, postgres "
               f"{server[way] * 1000 / (requests * ROUNDS):.2f} ms  "
               f"({ROUNDS} rounds of {requests} requests, 1 hotel x {RATES_NIGHTS} nights)")
+    print(f"mapped: {worker.read['mapped']} read from the shared arrays, "
+          f"{worker.read['host']} by the model")
     _use("model")
     failed = False
     for way in WAYS[1:]:
@@ -100,8 +145,8 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def _use(way: str) -> None:
-    rates_module.FAST_PATH = way in ("fast", "model")
-    rates_module.FROM_MODEL = way == "model"
+    rates_module.FAST_PATH = way in ("fast", "model", "mapped")
+    rates_module.FROM_MODEL = way in ("model", "mapped")
     rates_module.MEMO_RESTRICTIONS = way != "reference"
 
 

@@ -303,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{sum(b.cancel_acked is not None for b in booked)} cancels, "
           f"{sum(p.acked is not None for p in run.pushes)} ARI batches applied")
     print(f"  reads checked: {len(run.reads)} ({len(run.reads) * NIGHTS * 2} night values)")
-    print(f"  answered: {sources} (the workers' /metrics; the host's own are not among them)")
+    print(f"  rates answered: {sources} (mapped: in a worker, from the host's arrays)")
     print(f"  the read model's catch-ups (the model host's, or every worker's): {catch_ups}")
     print(f"  errors: {dict(run.errors) or 'none'}")
     print(f"  violations: {len(violations)}")
