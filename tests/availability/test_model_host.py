@@ -97,6 +97,49 @@ def test_one_host_answers_every_worker_and_comes_back(services, db, catalog, iss
     until(lambda: gone(second), 15)  # stopped with the master
 
 
+def rates_of(port: int, token: str) -> dict:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    body = {"hotel_code": "ACME-LIS", "check_in": START.isoformat(),
+            "check_out": (START + dt.timedelta(days=2)).isoformat(), "rooms": 1,
+            "occupancy": [{"adults": 2}]}
+    conn.request("POST", f"{API}/availability/rates", json.dumps(body),
+                 {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    response = conn.getresponse()
+    answer = json.loads(response.read())
+    conn.close()
+    assert response.status == 200, answer
+    return answer["data"]
+
+
+def mapped_reads(port: int) -> float:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", "/metrics")
+    text = conn.getresponse().read().decode()
+    conn.close()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith('pcs_rates_requests_total{source="mapped"}'))
+
+
+def test_workers_read_rates_from_the_hosts_arrays_and_from_a_new_hosts_after_a_crash(
+        services, db, catalog, issue, tmp_path):
+    """read_model/mapped.py in gunicorn's workers: once a worker mapped the host's arrays, it
+    answers rates itself; the arrays of a host that died stop being caught up, so the workers
+    ask again and map the new host's."""
+    nights = stay_dates(START, 3)
+    set_room_days(db, "LIS1", "DBL", nights, available=5)
+    set_plan_days(db, "LIS1", "DBL", "BAR", nights, rate="100.00")
+    token = issue("pull", rate_limit=100000).token
+    with web_process(services, tmp_path, workers=2, SEARCH_MODEL_LOADING="inline") as web:
+        first = until(lambda: host_of(web.process.pid))
+        expected = rates_of(web.port, token)
+        until(lambda: rates_of(web.port, token) == expected and mapped_reads(web.port) >= 4)
+        os.kill(first, signal.SIGKILL)
+        until(lambda: (p := host_of(web.process.pid)) not in (None, first) and p)
+        after_crash = mapped_reads(web.port)
+        until(lambda: rates_of(web.port, token) == expected
+              and mapped_reads(web.port) >= after_crash + 4)
+
+
 def test_the_host_does_not_outlive_a_killed_master(services, tmp_path):
     with web_process(services, tmp_path, workers=1) as web:
         host = until(lambda: host_of(web.process.pid))

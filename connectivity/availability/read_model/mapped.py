@@ -16,13 +16,12 @@ A read is the worker's own only when all of these hold, else the host answers it
   cannot reach the database, is asked rather than trusted, and what a write whose writer died
   before moving the fence may hide stays bounded as through the host.
 
-The worker keeps the catalogues it unpickled (PLACED at most, about 2.5 KiB each) for the
-layout they were read in."""
+The worker keeps the catalogues it unpickled (PLACED at most) for the layout they were read
+in."""
 
 from __future__ import annotations
 
 import datetime as dt
-import pickle
 import threading
 import time
 from collections.abc import Callable
@@ -34,13 +33,16 @@ from connectivity.availability.grid import stay_days_of
 from connectivity.availability.read_model.answering import RatesView
 from connectivity.availability.read_model.directory import (
     AT, CAUGHT_UP, END, GENERATION, HEADER_BYTES, LENGTH, OFFER_ROW, PRESENT, PROPERTY,
-    ROOM_ROW, SEQ, START, TOKEN_AT, TOKEN_LENGTH, WIDTH, Catalogue, Layout, key_of)
+    ROOM_ROW, SEQ, START, TOKEN_AT, TOKEN_LENGTH, WIDTH, Catalogue, Layout, key_of, unpacked)
 from connectivity.availability.read_model.held import rate_offers
 from connectivity.availability.read_model.metrics import RATES
 from connectivity.availability.read_model.shared_arrays import Mapped
 from connectivity.store.read_fence import covers
 
-PLACED = 20_000  # catalogues a worker keeps: ~50 MiB at most (the goal: 100 MiB a worker)
+# Catalogues a worker keeps unpickled: about 14 KiB each on the bench's data set (its Offer
+# objects and dicts, shared by nothing here), so about 56 MiB at most (the goal: 100 MiB a
+# worker); past that, a read unpickles its hotel's again (about 80 us, of a rates read's ms).
+PLACED = 4_000
 # The host looks four times a period (host.py `_keep_current`): its last catch-up began at most
 # about 1.25 periods ago, and a catch-up takes milliseconds.
 STALE_PERIODS = 1.5
@@ -177,8 +179,8 @@ class MappedRates:
         if found is not None:
             return found
         try:
-            found = pickle.loads(arrays.catalogues[at:at + length].tobytes())
-        except Exception:  # a torn read: bytes not yet, or no longer, a whole pickle
+            found = unpacked(arrays.catalogues[at:at + length].tobytes())
+        except Exception:  # a torn read: bytes not yet, or no longer, a whole catalogue
             return None
         if not isinstance(found, Catalogue):
             return None
