@@ -17,7 +17,6 @@ import time
 
 import redis
 import structlog
-from redis.exceptions import RedisError
 
 log = structlog.get_logger(__name__)
 
@@ -28,8 +27,9 @@ class FenceMoves:
     def __init__(self, client: redis.Redis, channel: str):
         # Its own connections: the subscription holds one for good, which the web process's
         # pool (a bounded one) would lose for its requests.
-        self._client = redis.Redis(
-            connection_pool=redis.ConnectionPool(**client.connection_pool.connection_kwargs))
+        pool = client.connection_pool
+        self._client = redis.Redis(connection_pool=redis.ConnectionPool(
+            connection_class=pool.connection_class, **pool.connection_kwargs))
         self._channel = channel
         self._lock = threading.Lock()
         self._epoch: bytes | None = None
@@ -83,7 +83,7 @@ class FenceMoves:
                     message = pubsub.get_message(timeout=RETRY_SECONDS)
                     if message is not None and message["type"] == "message":
                         self.apply(message["data"])
-            except (RedisError, OSError, ValueError) as exc:
+            except Exception as exc:  # Redis away, or a message not of MOVE's writing
                 with self._lock:
                     self._epoch = None  # whatever comes next starts a run of its own
                 log.warning("read_fence_moves_not_followed", reason=type(exc).__name__)
