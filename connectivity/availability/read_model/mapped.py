@@ -10,7 +10,10 @@ A read is the worker's own only when all of these hold, else the host answers it
   else one script). Every held hotel reflects every write counted up to the host's token;
 - the host wrote nothing the read depends on meanwhile (the directory's seqlock, and the
   arenas' for days rewritten in place), and the worker maps the arrays as the host now lays
-  them out (the layout's generation: a worker behind it asks the host for the layout first);
+  them out (the layout's generation: a worker behind it asks the host for the layout first).
+  The seqlocks rely on x86-64 keeping loads in order, and stores (TSO): a machine with a weaker
+  memory model (ARM) would need fences, which Python does not offer; run such a machine with
+  SEARCH_MODEL_MAPPED=off;
 - the host's last catch-up began less than STALE_PERIODS of SEARCH_MODEL_REFRESH_SECONDS ago
   (a thread of the host's makes them: host.py `_keep_current`). A host that died, or that
   cannot reach the database, is asked rather than trusted, and what a write whose writer died
