@@ -17,6 +17,7 @@ from connectivity.auth.credentials import SigningVault
 from connectivity.auth.keycache import KEY_STATE_CHANGED
 from connectivity.availability.feed_cursor import CursorSigner
 from connectivity.availability.read_model import HostedModel, MappedRates, ReadModel
+from connectivity.availability.read_model.mapped import ORDERED_MEMORY
 from connectivity.availability.read_model.building import search_model_of
 from connectivity.availability.read_model.host import socket_key
 from connectivity.availability.routes import blp as availability_blp
@@ -122,8 +123,8 @@ def search_model_for(settings: Settings, db: Database, read_fence: ReadFence) ->
     else a model of this process's own."""
     if settings.search_model_socket:
         mapped = (MappedRates(read_fence.untouched, settings.search_model_refresh_seconds)
-                  if settings.search_model_mapped and settings.search_model_refresh_seconds
-                  else None)
+                  if (settings.search_model_mapped and settings.search_model_refresh_seconds
+                      and ORDERED_MEMORY) else None)
         return HostedModel(settings.search_model_socket, socket_key(settings.secret_key),
                            mapped)
     return search_model_of(settings, db, read_fence.read_since)

@@ -121,8 +121,9 @@ class Settings:
     # One model host for the machine, started by gunicorn's master (shared_search_model below);
     # off: each web process holds its own model.
     search_model_shared: bool = True
-    # With the model host: its workers read rates from its arrays, mapped, while what it sent
-    # of a hotel holds (read_model/mapped.py); off: every rates read asks the host.
+    # With the model host: its workers read rates from its arrays, mapped, without a hop
+    # whenever those reflect every write acknowledged before the read (read_model/mapped.py);
+    # off: every rates read asks the host.
     search_model_mapped: bool = True
     # Where the machine's model host listens (read_model/host.py): set by the gunicorn master
     # that started it, for its workers, when SEARCH_MODEL_SHARED is on. Empty: the process

@@ -12,8 +12,8 @@ A read is the worker's own only when all of these hold, else the host answers it
   arenas' for days rewritten in place), and the worker maps the arrays as the host now lays
   them out (the layout's generation: a worker behind it asks the host for the layout first).
   The seqlocks rely on x86-64 keeping loads in order, and stores (TSO): a machine with a weaker
-  memory model (ARM) would need fences, which Python does not offer; run such a machine with
-  SEARCH_MODEL_MAPPED=off;
+  memory model (ARM) would need fences, which Python does not offer, so elsewhere every rates
+  read asks the host (`ORDERED_MEMORY`);
 - the host's last catch-up began less than STALE_PERIODS of SEARCH_MODEL_REFRESH_SECONDS ago
   (a thread of the host's makes them: host.py `_keep_current`). A host that died, or that
   cannot reach the database, is asked rather than trusted, and what a write whose writer died
@@ -25,6 +25,7 @@ in."""
 from __future__ import annotations
 
 import datetime as dt
+import platform
 import threading
 import time
 from collections.abc import Callable
@@ -50,6 +51,8 @@ PLACED = 4_000
 # about 1.25 periods ago, and a catch-up takes milliseconds.
 STALE_PERIODS = 1.5
 LAYOUT_RETRY_SECONDS = 1.0  # a layout not mapped (none yet, a segment gone): asked again after
+# Whether this machine keeps loads in order, as the seqlocks need (above).
+ORDERED_MEMORY = platform.machine().lower() in ("x86_64", "amd64")
 
 
 @dataclass(frozen=True)
