@@ -45,12 +45,9 @@ def until(condition, seconds: float = 30):
     raise AssertionError("not within the time")
 
 
-def searched(port: int, token: str) -> dict:
+def posted(port: int, token: str, path: str, body: dict) -> dict:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    body = {"hotel_codes": ["ACME-LIS"], "check_in": START.isoformat(),
-            "check_out": (START + dt.timedelta(days=3)).isoformat(), "rooms": 1,
-            "occupancy": [{"adults": 2}]}
-    conn.request("POST", f"{API}/availability/search", json.dumps(body),
+    conn.request("POST", f"{API}{path}", json.dumps(body),
                  {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
     response = conn.getresponse()
     answer = json.loads(response.read())
@@ -59,13 +56,25 @@ def searched(port: int, token: str) -> dict:
     return answer["data"]
 
 
-def model_hotels(port: int) -> float:
+def searched(port: int, token: str) -> dict:
+    return posted(port, token, "/availability/search", {
+        "hotel_codes": ["ACME-LIS"], "check_in": START.isoformat(),
+        "check_out": (START + dt.timedelta(days=3)).isoformat(), "rooms": 1,
+        "occupancy": [{"adults": 2}]})
+
+
+def metric(port: int, series: str) -> float:
+    """The sum of a series' samples in GET /metrics (every process's, summed)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     conn.request("GET", "/metrics")
     text = conn.getresponse().read().decode()
     conn.close()
     return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-               if line.startswith('pcs_search_model_hotels_total{source="model"}'))
+               if line.startswith(series))
+
+
+def model_hotels(port: int) -> float:
+    return metric(port, 'pcs_search_model_hotels_total{source="model"}')
 
 
 def test_one_host_answers_every_worker_and_comes_back(services, db, catalog, issue, tmp_path):
@@ -98,26 +107,14 @@ def test_one_host_answers_every_worker_and_comes_back(services, db, catalog, iss
 
 
 def rates_of(port: int, token: str) -> dict:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    body = {"hotel_code": "ACME-LIS", "check_in": START.isoformat(),
-            "check_out": (START + dt.timedelta(days=2)).isoformat(), "rooms": 1,
-            "occupancy": [{"adults": 2}]}
-    conn.request("POST", f"{API}/availability/rates", json.dumps(body),
-                 {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
-    response = conn.getresponse()
-    answer = json.loads(response.read())
-    conn.close()
-    assert response.status == 200, answer
-    return answer["data"]
+    return posted(port, token, "/availability/rates", {
+        "hotel_code": "ACME-LIS", "check_in": START.isoformat(),
+        "check_out": (START + dt.timedelta(days=2)).isoformat(), "rooms": 1,
+        "occupancy": [{"adults": 2}]})
 
 
 def mapped_reads(port: int) -> float:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    conn.request("GET", "/metrics")
-    text = conn.getresponse().read().decode()
-    conn.close()
-    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
-               if line.startswith('pcs_rates_requests_total{source="mapped"}'))
+    return metric(port, 'pcs_rates_requests_total{source="mapped"}')
 
 
 def test_workers_read_rates_from_the_hosts_arrays_and_from_a_new_hosts_after_a_crash(
