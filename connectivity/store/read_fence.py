@@ -211,20 +211,6 @@ return {token, redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. ARGV[2], '+inf')}
 """
 
 
-# KEYS as MOVE's. ARGV[1], ARGV[2]: the epoch and count of a token; ARGV[3]: a property. 1 when
-# the token is of the current epoch and no move counted after it named the property, nor named
-# none; else 0 (a set lost counts as a move that named none).
-UNTOUCHED = """
-local token = redis.call('GET', KEYS[1])
-if not token or string.match(token, '^(%x+)%.%d+') ~= ARGV[1] then return 0 end
-local unnamed = redis.call('ZSCORE', KEYS[2], '*')
-if not unnamed or tonumber(unnamed) > tonumber(ARGV[2]) then return 0 end
-local named = redis.call('ZSCORE', KEYS[2], ARGV[3])
-if named and tonumber(named) > tonumber(ARGV[2]) then return 0 end
-return 1
-"""
-
-
 @dataclass(frozen=True)
 class FenceReading:
     """What a catch-up reads before its first database read: the token (None: none, or Redis
@@ -248,7 +234,6 @@ class ReadFence:
         self._wal_position = wal_position
         self._move = client.register_script(MOVE)
         self._read_since = client.register_script(READ_SINCE)
-        self._untouched = client.register_script(UNTOUCHED)
 
     def move(self, changed: Iterable[int] | None = None) -> None:
         """The token counted one further, after a write committed and before anyone is told of
@@ -297,19 +282,16 @@ class ReadFence:
         changed the property was counted by the token `since` already: both of one epoch, and
         no move counted after `since` named the property (nor named none). A copy current
         for the property as of `since` then reflects them all. Any doubt reads as False.
-        Answered from the moves this process follows (fence_moves.py) when they tell, else by
-        one script."""
+        Answered from the moves this process follows (fence_moves.py) when they tell, else
+        from the names read since (`read_since`)."""
         mine, theirs = _count(since), _count(asked)
         if mine is None or theirs is None or mine[0] != theirs[0]:
             return False
         known = self._moves.untouched(mine[0], mine[1], theirs[1], property_id)
         if known is not None:
             return known
-        try:
-            return self._untouched(keys=[self.key, self.named_key],
-                                   args=[mine[0].decode(), mine[1], property_id]) == 1
-        except (RedisError, OSError):
-            return False
+        changed = self.read_since(since).changed
+        return changed is not None and property_id not in changed
 
     def establish(self) -> None:
         """After Redis lost the token: a new one (NX: whoever sets one first wins). Copies read

@@ -126,7 +126,9 @@ def test_a_hotel_moved_to_another_slot_is_read_where_it_lies_now(model, segments
     # More distinct prices than its palettes have room for: the catch-up moves it.
     for at, night in enumerate(stay_dates(START, 4)):
         set_plan_days(db, "LIS1", "DBL", "BAR", [night], rate=f"{101 + at}.00")
+    written = directory._used
     model.refresh(b"feedc0de.8")
+    assert directory._used == written  # moved, its codes kept their catalogues' pickles
     host = worker.host_view(b"feedc0de.8")
     assert [int(m) for m in host.days[0][0, :2, 0] // 10**6] == [101, 102]
     if worker.mapped.behind():

@@ -232,9 +232,10 @@ class Loading:
 
     def _put(self, grid: PropertyGrid) -> None:
         """Hold the grid (a new one, or the same property moved to another slot)."""
-        self._unindex(grid.property_id)
+        old = self._unindex(grid.property_id)
         self._grids[grid.property_id] = grid
         self._index(grid)
+        self._unplace(old)
         self._gauges()
 
     def _index(self, grid: PropertyGrid, moved_from: PropertyGrid | None = None) -> None:
@@ -255,7 +256,17 @@ class Loading:
         old = self._unindex(pid)
         if old is not None:
             self._arenas.release(old)
+        self._unplace(old)
         self._gauges()
+
+    def _unplace(self, old: PropertyGrid | None) -> None:
+        """The codes of a grid no longer held that nothing holds now, out of the directory
+        (after `_index` placed those still held: a moved hotel's stay, with their catalogue)."""
+        if old is None or self._directory is None:
+            return
+        for m in old.mappings:
+            if m.hotel_code not in self._codes.get((m.partner_id, m.environment), {}):
+                self._directory.remove(m.partner_id, m.environment, m.hotel_code)
 
     def _unindex(self, pid: int) -> PropertyGrid | None:
         old = self._grids.pop(pid, None)
@@ -265,8 +276,6 @@ class Loading:
                 held = held_of.get(m.hotel_code)
                 if held is not None and held.grid.property_id == pid:
                     del held_of[m.hotel_code]
-                    if self._directory is not None:
-                        self._directory.remove(m.partner_id, m.environment, m.hotel_code)
         return old
 
     def _compact(self) -> None:

@@ -137,8 +137,14 @@ class MappedRates:
             return None
         token = arrays.control[TOKEN_AT:TOKEN_AT + int(header[TOKEN_LENGTH])].tobytes()
         record = self._record(arrays, key_of(partner_id, environment, code))
-        if (record is None or not token or not (dt.date.fromordinal(record[START]) <= check_in
-                                                and check_out < dt.date.fromordinal(record[END]))):
+        if record is None or not token:
+            return None
+        start = dt.date.fromordinal(record[START])
+        if not (start <= check_in and check_out < dt.date.fromordinal(record[END])):
+            return None
+        # Before any day is read: a read the host must answer (a move named its hotel) costs
+        # nothing more here. A torn record is refused by the seqlock's check below.
+        if not (covers(token, fence) or self._untouched(token, fence, record[PROPERTY])):
             return None
         catalogue = self._catalogue(arrays, record[AT], record[LENGTH])
         if (catalogue is None or catalogue.code != code or catalogue.partner_id != partner_id
@@ -153,13 +159,11 @@ class MappedRates:
         try:
             days = stay_days_of(width[0:3], width[3:6], width[6:9], catalogue.offer_room_type,
                                 record[OFFER_ROW], record[ROOM_ROW], local,
-                                (check_in - dt.date.fromordinal(record[START])).days,
+                                (check_in - start).days,
                                 (check_out - check_in).days + 1)
         except (IndexError, ValueError):
             return None  # a torn read (the checks below would refuse it): the host answers
         if int(header[SEQ]) != seq or int(arrays.arena_counts[0]) != writes:
-            return None
-        if not (covers(token, fence) or self._untouched(token, fence, record[PROPERTY])):
             return None
         RATES.labels("mapped").inc()
         return RatesView(code, catalogue.currency, catalogue.timezone, catalogue.max_child_age,

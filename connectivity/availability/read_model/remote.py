@@ -58,10 +58,12 @@ class HostedModel:
                    rate_plan_codes: list[str] | None = None) -> RatesView | None:
         mapped = self._mapped
         if mapped is not None:
-            if mapped.behind():
+            asked = (partner_id, environment, code, check_in, check_out, fence,
+                     room_type_codes, rate_plan_codes)
+            view = mapped.view(*asked)
+            if view is None and mapped.behind():  # the layout first: none, or a new one
                 self._map_layout(mapped)
-            view = mapped.view(partner_id, environment, code, check_in, check_out, fence,
-                               room_type_codes, rate_plan_codes)
+                view = mapped.view(*asked)
             if view is not None:
                 return view
         try:

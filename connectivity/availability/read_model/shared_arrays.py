@@ -94,9 +94,6 @@ class Mapped:
         self._lock = threading.Lock()
         self._buffers: dict[int, mmap.mmap] = {}
 
-    def missing(self, descriptors: list[Descriptor]) -> list[int]:
-        return [d[0] for d in descriptors if d[0] not in self._buffers]
-
     def add(self, segments: list[int], sizes: list[int], fds: list[int]) -> None:
         """Map the segments the host sent (their descriptors closed once mapped)."""
         try:
